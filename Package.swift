@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "PrintBridge",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "printbridge", targets: ["printbridge"]),
+        .library(name: "PrinterActivityContent", targets: ["PrinterActivityContent"]),
+        .library(name: "PrintBridgeCore", targets: ["PrintBridgeCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System C libraries, one target each (Debian -dev packages).
+        .systemLibrary(
+            name: "CLibWebSockets", pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        // The Live Activity types shared with the iOS app.
+        .target(name: "PrinterActivityContent"),
+
+        // Pure core: HA message model, matching, cache, planning, payloads. No C, no I/O.
+        .target(name: "PrintBridgeCore", dependencies: ["PrinterActivityContent"]),
+
+        // Recorded-event files: reading, replaying through the core, printing pushes.
+        .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
+
+        // Thin Swift views of the C libraries (versions, feature probes).
+        .target(
+            name: "SystemLibraries",
+            dependencies: ["CLibWebSockets", "CCurl", "COpenSSL", "CSQLite"]),
+
+        .executableTarget(
+            name: "printbridge",
+            dependencies: [
+                "PrintBridgeCore", "EventReplay", "SystemLibraries",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(
+            name: "PrintBridgeCoreTests",
+            dependencies: ["PrintBridgeCore", "PrinterActivityContent"]),
+        .testTarget(
+            name: "EventReplayTests",
+            dependencies: ["EventReplay", "PrintBridgeCore", "PrinterActivityContent"]),
+        .testTarget(
+            name: "SystemLibrariesTests",
+            dependencies: ["SystemLibraries"]),
+    ]
+)

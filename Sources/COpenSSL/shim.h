@@ -1,0 +1,26 @@
+#ifndef PRINTBRIDGE_COPENSSL_SHIM_H
+#define PRINTBRIDGE_COPENSSL_SHIM_H
+
+#include <openssl/opensslv.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/rand.h>
+
+/* OPENSSL_VERSION_TEXT is a string macro; expose the header's compile-time version. */
+static inline const char *pb_openssl_header_version(void) { return OPENSSL_VERSION_TEXT; }
+
+/* BIO_get_mem_data is a macro over BIO_ctrl. */
+static inline long pb_bio_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+/* EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen. */
+static inline EVP_PKEY *pb_evp_ec_gen(const char *curve) { return EVP_EC_gen(curve); }
+
+#endif

@@ -1,0 +1,83 @@
+/// Decides from raw bytes, without parsing, whether an HA message can be
+/// about a printer at all.
+///
+/// A household with a few hundred entities sends thousands of `state_changed`
+/// events a minute; ~98 % concern lights and sensors. This scan lets the
+/// pipeline drop those before a JSON parse. It only says "irrelevant" when it
+/// is certain: the frame is one `state_changed` event object, every
+/// `"entity_id"` key in it has a plain string value, and the matcher rejects
+/// each of them. Anything else — arrays, results, registry lists, escapes,
+/// odd spacing it cannot follow — goes to the full parser, which therefore
+/// produces exactly the same pushes.
+public enum HAFrameFilter {
+    public static func isIrrelevant(_ frame: UnsafeRawBufferPointer, matcher: EntityMatcher) -> Bool {
+        guard let base = frame.baseAddress else { return false }
+        var start = 0
+        var end = frame.count
+        while start < end, isSpace(frame[start]) { start += 1 }
+        while end > start, isSpace(frame[end - 1]) { end -= 1 }
+        guard end - start > 2, frame[start] == UInt8(ascii: "{"), frame[end - 1] == UInt8(ascii: "}") else {
+            return false
+        }
+        let bytes = UnsafePointer<UInt8>(base.assumingMemoryBound(to: UInt8.self))
+        guard find(stateChangedToken, in: bytes, from: start, to: end) != nil else { return false }
+
+        var found = false
+        var position = start
+        while let keyStart = find(entityIDKey, in: bytes, from: position, to: end) {
+            var i = keyStart + entityIDKey.count
+            while i < end, isSpace(bytes[i]) { i += 1 }
+            guard i < end, bytes[i] == UInt8(ascii: ":") else {
+                // `"entity_id"` as a value, not a key: keep looking.
+                position = keyStart + 1
+                continue
+            }
+            i += 1
+            while i < end, isSpace(bytes[i]) { i += 1 }
+            guard i < end, bytes[i] == UInt8(ascii: "\"") else { return false }
+            let valueStart = i + 1
+            var j = valueStart
+            while j < end, bytes[j] != UInt8(ascii: "\"") {
+                if bytes[j] == UInt8(ascii: "\\") { return false }
+                j += 1
+            }
+            guard j < end else { return false }
+            let value = UnsafeRawBufferPointer(start: bytes + valueStart, count: j - valueStart)
+            if matcher.isRelevant(entityID: value) { return false }
+            found = true
+            position = j + 1
+        }
+        return found
+    }
+
+    private static let stateChangedToken: [UInt8] = Array("\"state_changed\"".utf8)
+    private static let entityIDKey: [UInt8] = Array("\"entity_id\"".utf8)
+
+    @inline(__always)
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// First index of `needle` in `bytes[from..<to]`. Scans for the needle's
+    /// rarest-looking byte (its last, a quote) and checks backwards.
+    @inline(__always)
+    private static func find(_ needle: [UInt8], in bytes: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        let count = needle.count
+        guard to - from >= count else { return nil }
+        return needle.withUnsafeBufferPointer { n -> Int? in
+            let first = n[0]
+            let second = n[1]
+            var i = from
+            let last = to - count
+            while i <= last {
+                if bytes[i] == first, bytes[i + 1] == second {
+                    var k = 2
+                    while k < count, bytes[i + k] == n[k] { k += 1 }
+                    if k == count { return i }
+                }
+                i += 1
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// One APNs request the agent wants made: who it goes to, the headers that
+/// matter and the exact JSON body.
+public struct Push: Hashable, Sendable {
+    /// `apns-push-type`.
+    public enum Kind: String, Hashable, Sendable, Codable {
+        case alert
+        case liveActivity = "liveactivity"
+    }
+
+    /// What happened, for logs, metrics and replay output.
+    public enum Event: String, Hashable, Sendable, Codable {
+        case started, paused, complete, failed, cancelled, milestone
+        /// Live Activity events.
+        case update, end, start
+    }
+
+    /// Which of a device's tokens the push is addressed to.
+    public enum TokenKind: String, Hashable, Sendable, Codable {
+        case device
+        case activity
+        case pushToStart = "push_to_start"
+    }
+
+    public var kind: Kind
+    public var event: Event
+    public var printerPrefix: String
+    public var deviceID: String
+    public var token: String
+    public var tokenKind: TokenKind
+    /// `apns-topic`: the bundle id, plus `.push-type.liveactivity` for Live Activities.
+    public var topic: String
+    /// `apns-priority`: 10 now, 5 when power allows.
+    public var priority: Int
+    /// `apns-collapse-id`, at most 64 bytes.
+    public var collapseID: String?
+    /// `apns-expiration`: after this APNs stops trying to deliver.
+    public var expiration: EpochTime
+    /// The JSON body, at most 4096 bytes.
+    public var payload: [UInt8]
+    /// When the agent decided to send it (virtual time in replay).
+    public var createdAt: EpochTime
+
+    public init(
+        kind: Kind, event: Event, printerPrefix: String, deviceID: String, token: String,
+        tokenKind: TokenKind, topic: String, priority: Int, collapseID: String?,
+        expiration: EpochTime, payload: [UInt8], createdAt: EpochTime
+    ) {
+        self.kind = kind
+        self.event = event
+        self.printerPrefix = printerPrefix
+        self.deviceID = deviceID
+        self.token = token
+        self.tokenKind = tokenKind
+        self.topic = topic
+        self.priority = priority
+        self.collapseID = collapseID
+        self.expiration = expiration
+        self.payload = payload
+        self.createdAt = createdAt
+    }
+
+    /// The payload as text.
+    public var payloadText: String { String(decoding: payload, as: UTF8.self) }
+
+    /// The token shortened for logs and output: never print a whole token.
+    public var shortToken: String { TokenFormat.shortened(token) }
+}
+
+/// How device tokens are shown and checked.
+public enum TokenFormat {
+    /// `a1b2c3…e9f0`: enough to tell tokens apart, never the whole token.
+    public static func shortened(_ token: String) -> String {
+        guard token.count > 12 else { return String(repeating: "•", count: min(token.count, 4)) }
+        return "\(token.prefix(6))…\(token.suffix(4))"
+    }
+
+    /// APNs tokens are hex; device tokens are 32 bytes today, Live Activity and
+    /// push-to-start tokens longer. Accept 32…200 bytes of hex, even length.
+    public static func isPlausibleToken(_ token: String) -> Bool {
+        let count = token.utf8.count
+        guard count >= 64, count <= 400, count % 2 == 0 else { return false }
+        return token.utf8.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+        }
+    }
+}

@@ -1,0 +1,144 @@
+/// The whole middle of PrintBridge: HA messages in, pushes out.
+///
+/// Matcher → cache → planner, with time from an injected clock. `replay`,
+/// the daemon and the tests all drive this same type.
+public struct PrinterPipeline: Sendable {
+    public private(set) var matcher: EntityMatcher
+    public private(set) var cache = PrinterCache()
+    public private(set) var planner: PushPlanner
+    public var devices: [Device]
+    public private(set) var statistics = PipelineStatistics()
+    /// Whether frames are pre-filtered on raw bytes (on by default; off gives
+    /// the reference behaviour the filter must match).
+    public var usesFrameFilter = true
+    private let clock: any EpochClock
+
+    public init(
+        matcher: EntityMatcher = EntityMatcher(), planner: PushPlanner = PushPlanner(), devices: [Device],
+        clock: any EpochClock
+    ) {
+        self.matcher = matcher
+        self.planner = planner
+        self.devices = devices
+        self.clock = clock
+    }
+
+    /// What one message produced.
+    public struct Output: Hashable, Sendable {
+        public var pushes: [Push] = []
+        public var endedActivities: [PushPlanner.ActivityEnd] = []
+        public var failures: [String] = []
+        /// Printers whose notification state changed and should be saved.
+        public var changedPrinters: Set<String> = []
+    }
+
+    /// Whether a raw frame can be skipped unparsed (counted as filtered).
+    public mutating func skipsFrame(_ frame: UnsafeRawBufferPointer) -> Bool {
+        statistics.frames += 1
+        guard usesFrameFilter, HAFrameFilter.isIrrelevant(frame, matcher: matcher) else { return false }
+        statistics.filteredFrames += 1
+        return true
+    }
+
+    /// Decodes one raw frame (one message or a coalesced array).
+    public static func decode(_ frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage] {
+        let json: JSONValue
+        do throws(JSONParser.Error) { json = try JSONParser.parse(frame) } catch { throw .json(error) }
+        return try HAMessage.decodeAll(json)
+    }
+
+    /// The time a message speaks for: `time_fired` of an event, the newest
+    /// `last_updated` of a state snapshot; nil when it carries none.
+    public static func time(of message: HAMessage) -> EpochTime? {
+        switch message {
+        case .event(_, let event):
+            return event.timeFired ?? event.stateChange?.newState?.lastUpdated
+        case .result(let result):
+            return result.states()?.states.compactMap(\.lastUpdated).max()
+        default:
+            return nil
+        }
+    }
+
+    /// When the next scheduled push (a throttled Live Activity update) is due.
+    public var nextDue: EpochTime? { planner.nextDue }
+
+    /// Sends the scheduled pushes due at or before `time`. The daemon calls
+    /// this from a timer; replay calls it before each message with the
+    /// message's time, and with `.distantFuture` at the end.
+    public mutating func fireDue(upTo time: EpochTime) -> Output {
+        var output = Output()
+        guard let next = planner.nextDue, next <= time else { return output }
+        let plan = planner.fireDue(upTo: time, printers: cache, devices: devices)
+        output.pushes = plan.pushes
+        output.failures = plan.failures
+        statistics.pushes += plan.pushes.count
+        return output
+    }
+
+    public mutating func handle(_ message: HAMessage) -> Output {
+        statistics.messages += 1
+        var output = Output()
+        switch message {
+        case .event(_, let event):
+            guard let change = event.stateChange else { return output }
+            statistics.stateChanges += 1
+            guard let match = matcher.match(entityID: change.entityID) else { return output }
+            statistics.matchedUpdates += 1
+            // A removed entity (no new state) tells us nothing new.
+            guard let state = change.newState else { return output }
+            apply(match, state: state, into: &output)
+        case .result(let result):
+            if let entries = result.registryEntries() {
+                matcher.applyRegistry(entries)
+            } else if let (states, skipped) = result.states() {
+                statistics.malformedStates += skipped
+                // Status last, so a printer first seen in a snapshot takes its
+                // baseline with every other field already known.
+                let matched = states.compactMap { state in matcher.match(entityID: state.entityID).map { ($0, state) } }
+                for (match, state) in matched where match.field != .status {
+                    statistics.matchedUpdates += 1
+                    apply(match, state: state, into: &output)
+                }
+                for (match, state) in matched where match.field == .status {
+                    statistics.matchedUpdates += 1
+                    apply(match, state: state, into: &output)
+                }
+            }
+        default:
+            break
+        }
+        statistics.pushes += output.pushes.count
+        return output
+    }
+
+    private mutating func apply(_ match: EntityMatch, state: HAState, into output: inout Output) {
+        let now = clock.now()
+        guard let change = cache.apply(match, state: state, at: now) else { return }
+        statistics.printerChanges += 1
+        let plan = planner.plan(change, devices: devices, now: now)
+        output.pushes += plan.pushes
+        output.failures += plan.failures
+        if plan.stateChanged { output.changedPrinters.insert(change.prefix) }
+        for ended in plan.endedActivities {
+            output.endedActivities.append(ended)
+            if let index = devices.firstIndex(where: { $0.id == ended.deviceID }) {
+                devices[index].activityTokens[ended.prefix] = nil
+            }
+        }
+    }
+}
+
+/// Counters for logs, metrics and the benchmark.
+public struct PipelineStatistics: Hashable, Sendable {
+    public var frames = 0
+    public var filteredFrames = 0
+    public var messages = 0
+    public var stateChanges = 0
+    public var matchedUpdates = 0
+    public var printerChanges = 0
+    public var malformedStates = 0
+    public var pushes = 0
+
+    public init() {}
+}

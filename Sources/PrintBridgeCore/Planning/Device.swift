@@ -1,0 +1,33 @@
+/// A phone registered with the agent.
+public struct Device: Hashable, Sendable {
+    public var id: String
+    /// The APNs device token (hex) for alert pushes.
+    public var apnsToken: String
+    /// Printers this device follows; empty means every printer.
+    public var printerPrefixes: Set<String>
+    /// The name the app gave the printer it registered for.
+    public var printerName: String?
+    public var preferences: NotificationPreferences
+    /// Live Activity update tokens, one per printer with a running activity.
+    public var activityTokens: [String: String]
+    /// iOS 17.2+ push-to-start token: lets a print start begin the activity remotely.
+    public var pushToStartToken: String?
+
+    public init(
+        id: String, apnsToken: String, printerPrefixes: Set<String> = [], printerName: String? = nil,
+        preferences: NotificationPreferences = .all, activityTokens: [String: String] = [:],
+        pushToStartToken: String? = nil
+    ) {
+        self.id = id
+        self.apnsToken = apnsToken
+        self.printerPrefixes = printerPrefixes
+        self.printerName = printerName
+        self.preferences = preferences
+        self.activityTokens = activityTokens
+        self.pushToStartToken = pushToStartToken
+    }
+
+    public func follows(_ prefix: String) -> Bool {
+        printerPrefixes.isEmpty || printerPrefixes.contains(prefix)
+    }
+}

@@ -1,0 +1,56 @@
+/// The knobs of push planning, with the defaults DESIGN.md names.
+public struct PlannerConfiguration: Hashable, Sendable {
+    /// The app's bundle id: the alert topic, and the Live Activity topic's stem.
+    public var bundleID: String
+    /// Progress percentages that get an alert, each once per print.
+    public var milestones: [Int]
+    /// Routine Live Activity updates go out at most this often per printer (seconds).
+    public var liveActivityInterval: Double
+    /// A routine update waits this long after the first change (seconds), so
+    /// the burst of entity updates HA sends for one printer report goes out
+    /// as one push with every value fresh.
+    public var liveActivitySettle: Double
+    /// How long a Live Activity update stays fresh on the phone (seconds).
+    public var staleAfter: Double
+    /// How long an ended activity stays on the Lock Screen (seconds).
+    public var dismissAfter: Double
+    /// How long APNs keeps trying to deliver an alert to an offline phone (seconds).
+    public var alertExpiration: Double
+    /// Names to show for printers, by prefix, over what HA calls them.
+    public var printerNames: [String: String]
+
+    public static let defaultBundleID = "com.samduncan.PrinterMonitor"
+
+    public init(
+        bundleID: String = PlannerConfiguration.defaultBundleID, milestones: [Int] = [25, 50, 75],
+        liveActivityInterval: Double = 30, liveActivitySettle: Double = 2, staleAfter: Double = 900, dismissAfter: Double = 3600,
+        alertExpiration: Double = 86400, printerNames: [String: String] = [:]
+    ) {
+        self.bundleID = bundleID
+        self.milestones = milestones
+        self.liveActivityInterval = liveActivityInterval
+        self.liveActivitySettle = liveActivitySettle
+        self.staleAfter = staleAfter
+        self.dismissAfter = dismissAfter
+        self.alertExpiration = alertExpiration
+        self.printerNames = printerNames
+    }
+
+    public var alertTopic: String { bundleID }
+    public var liveActivityTopic: String { bundleID + ".push-type.liveactivity" }
+
+    /// Problems a user must fix before the planner can run.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if bundleID.isEmpty { problems.append("bundle id is empty") }
+        for milestone in milestones where !(1...99).contains(milestone) {
+            problems.append("milestone \(milestone) is outside 1–99")
+        }
+        if Set(milestones).count != milestones.count { problems.append("milestones repeat") }
+        if !(liveActivityInterval >= 0) { problems.append("Live Activity interval must be 0 or more seconds") }
+        if !(liveActivitySettle >= 0) { problems.append("Live Activity settle time must be 0 or more seconds") }
+        if !(staleAfter > 0) { problems.append("stale-after must be positive") }
+        if !(dismissAfter >= 0) { problems.append("dismiss-after must be 0 or more seconds") }
+        return problems
+    }
+}

@@ -1,0 +1,41 @@
+/// What the planner remembers about one printer between pushes. This is the
+/// part of the agent's memory that must survive a restart (the device store
+/// persists it) so that no alert is sent twice and none is missed.
+public struct PrinterNotificationState: Hashable, Sendable, Codable {
+    /// The last known status the planner acted on (alerted or took as baseline).
+    public var lastStatus: PrintStatus?
+    /// Identifies the current print: "<prefix>-<epoch seconds it was first seen running>".
+    public var printID: String?
+    /// Milestones already alerted (or already behind the print when first seen) for this print.
+    public var milestonesSent: Set<Int>
+    /// The last progress reading of this print that milestones are measured from.
+    public var milestoneReference: Double?
+    /// When the last Live Activity update went out, for the throttle.
+    public var lastLiveActivityPush: EpochTime?
+    /// When the next routine Live Activity update is due, if one is waiting.
+    public var liveActivityDue: EpochTime?
+
+    public init(
+        lastStatus: PrintStatus? = nil, printID: String? = nil, milestonesSent: Set<Int> = [],
+        milestoneReference: Double? = nil, lastLiveActivityPush: EpochTime? = nil,
+        liveActivityDue: EpochTime? = nil
+    ) {
+        self.lastStatus = lastStatus
+        self.printID = printID
+        self.milestonesSent = milestonesSent
+        self.milestoneReference = milestoneReference
+        self.lastLiveActivityPush = lastLiveActivityPush
+        self.liveActivityDue = liveActivityDue
+    }
+}
+
+extension EpochTime: Codable {
+    public init(from decoder: any Decoder) throws {
+        seconds = try decoder.singleValueContainer().decode(Double.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(seconds)
+    }
+}

@@ -1,0 +1,75 @@
+/// The last known state of every printer, fed entity by entity.
+///
+/// It only ever records usable values: `unavailable`, `unknown`, `offline`,
+/// empty and malformed states are dropped, so an HA restart (every entity
+/// unavailable, then back) leaves the cache as it was.
+public struct PrinterCache: Sendable {
+    public private(set) var printers: [String: PrinterSnapshot] = [:]
+
+    public init() {}
+
+    public subscript(prefix: String) -> PrinterSnapshot? { printers[prefix] }
+
+    /// Applies one entity's new state. Returns the change when a known value
+    /// actually changed, nil when the update carried nothing new.
+    public mutating func apply(_ match: EntityMatch, state: HAState, at time: EpochTime? = nil) -> PrinterChange? {
+        let previous = printers[match.prefix] ?? PrinterSnapshot(prefix: match.prefix)
+        var current = previous
+        Self.read(state, into: &current, field: match.field)
+        guard current != previous else { return nil }
+        current.lastUpdated = time ?? state.lastUpdated ?? previous.lastUpdated
+        printers[match.prefix] = current
+        return PrinterChange(field: match.field, previous: previous, current: current)
+    }
+
+    private static func read(_ state: HAState, into snapshot: inout PrinterSnapshot, field: PrinterField) {
+        let raw = state.state
+        if field == .error {
+            // An error entity that clears ("0", "off", "none") clears the code.
+            if let code = EntityValue.errorCode(state: raw, attributes: state.attributes) {
+                snapshot.errorCode = code
+            } else if !EntityValue.carriesNoInformation(raw) {
+                snapshot.errorCode = nil
+            }
+            return
+        }
+        guard !EntityValue.carriesNoInformation(raw) else { return }
+        switch field {
+        case .status:
+            guard PrintStatus(raw: raw) != nil else { return }
+            snapshot.rawStatus = raw
+            if let name = displayName(from: state.friendlyName) { snapshot.displayName = name }
+        case .progress:
+            if let value = EntityValue.progress(raw) { snapshot.progress = value }
+        case .currentLayer:
+            if let value = EntityValue.count(raw) { snapshot.currentLayer = value }
+        case .totalLayers:
+            if let value = EntityValue.count(raw) { snapshot.totalLayers = value }
+        case .remainingTime:
+            if let value = EntityValue.remainingSeconds(raw, unit: state.unitOfMeasurement) {
+                snapshot.remainingSeconds = value
+            }
+        case .nozzleTemp:
+            if let value = EntityValue.temperature(raw) { snapshot.nozzleTemp = value }
+        case .bedTemp:
+            if let value = EntityValue.temperature(raw) { snapshot.bedTemp = value }
+        case .taskName: snapshot.taskName = String(raw.trimmed)
+        case .subtaskName: snapshot.subtaskName = String(raw.trimmed)
+        case .gcodeFilename: snapshot.gcodeFilename = String(raw.trimmed)
+        case .stage: snapshot.stage = String(raw.trimmed)
+        case .error: break
+        }
+    }
+
+    /// "X1C Print status" → "X1C": the device part of the status entity's name.
+    static func displayName(from friendlyName: String?) -> String? {
+        guard let friendlyName else { return nil }
+        var name = Substring(friendlyName.trimmed)
+        for tail in [" print status", " status"] where name.lowercased().hasSuffix(tail) {
+            name = name.dropLast(tail.count)
+            break
+        }
+        let trimmed = String(name).trimmed
+        return trimmed.isEmpty ? nil : String(trimmed)
+    }
+}

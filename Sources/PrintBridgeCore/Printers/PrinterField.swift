@@ -1,0 +1,16 @@
+/// The printer facts PrintBridge reads, each from its own HA entity.
+public enum PrinterField: String, CaseIterable, Hashable, Sendable, Codable {
+    case status
+    case progress
+    case currentLayer
+    case totalLayers
+    case remainingTime
+    case nozzleTemp
+    case bedTemp
+    /// File name, first choice; `subtaskName` and `gcodeFilename` are fallbacks.
+    case taskName
+    case subtaskName
+    case gcodeFilename
+    case stage
+    case error
+}

@@ -1,0 +1,70 @@
+import PrinterActivityContent
+
+/// Everything known about one printer: the last *known* value of each field.
+/// A field is nil until HA has reported a usable value for it.
+public struct PrinterSnapshot: Hashable, Sendable {
+    public var prefix: String
+    /// Normalised status, derived from `rawStatus` and the error code.
+    public private(set) var status: PrintStatus?
+    public var rawStatus: String? { didSet { deriveStatus() } }
+    public var errorCode: Int? { didSet { deriveStatus() } }
+    public var progress: Double?
+    public var currentLayer: Int?
+    public var totalLayers: Int?
+    public var remainingSeconds: Int?
+    public var nozzleTemp: Double?
+    public var bedTemp: Double?
+    public var taskName: String?
+    public var subtaskName: String?
+    public var gcodeFilename: String?
+    public var stage: String?
+    /// The printer's name as HA shows it, from the status entity's friendly_name.
+    public var displayName: String?
+    public var lastUpdated: EpochTime?
+
+    public init(prefix: String) {
+        self.prefix = prefix
+    }
+
+    /// The file being printed: task name, else subtask name, else G-code file name.
+    public var fileName: String? { taskName ?? subtaskName ?? gcodeFilename }
+
+    private mutating func deriveStatus() {
+        guard let rawStatus, var derived = PrintStatus(raw: rawStatus) else {
+            // No usable raw status (yet): keep what we knew.
+            return
+        }
+        if derived == .failed, errorCode == PrintStatus.bambuCancelledErrorCode {
+            derived = .cancelled
+        }
+        status = derived
+    }
+
+    /// The Live Activity content for this printer as the app shows it.
+    /// Unknown numbers are 0 (the app's types are not optional).
+    public func contentState(status: PrintStatus? = nil) -> PrinterActivityAttributes.ContentState {
+        let status = status ?? self.status ?? .running
+        var progress = Int((self.progress ?? 0).rounded(.down))
+        var remaining = remainingSeconds ?? 0
+        var current = currentLayer ?? 0
+        let total = totalLayers ?? 0
+        if status.isTerminal {
+            // Nothing remains of an ended print.
+            remaining = 0
+        }
+        if status == .complete {
+            // The last progress/layer readings often lag the finish by a moment.
+            progress = 100
+            current = max(current, total)
+        }
+        return PrinterActivityAttributes.ContentState(
+            progress: min(100, max(0, progress)),
+            currentLayer: current,
+            totalLayers: total,
+            remainingSeconds: remaining,
+            status: status.rawValue,
+            nozzleTemp: Int((nozzleTemp ?? 0).rounded()),
+            bedTemp: Int((bedTemp ?? 0).rounded())
+        )
+    }
+}

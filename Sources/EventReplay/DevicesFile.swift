@@ -1,0 +1,93 @@
+import PrintBridgeCore
+
+/// The devices file of `replay --devices FILE`: a JSON array of
+/// `{"apnsToken", "printerPrefix"?, "printerName"?, "settings"?, "activityTokens"?, "pushToStartToken"?}`,
+/// the same fields the HTTP API takes.
+public enum DevicesFile {
+    public struct Error: Swift.Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// One demo device that follows every printer with every notification on
+    /// and has a push-to-start token, so replay shows every kind of push
+    /// without a devices file.
+    public static let demoDevices: [Device] = [
+        Device(
+            id: "demo", apnsToken: String(repeating: "d0", count: 32),
+            pushToStartToken: String(repeating: "5a", count: 40))
+    ]
+
+    public static func parse(_ bytes: [UInt8], source: String) throws(Error) -> [Device] {
+        let json: JSONValue
+        do throws(JSONParser.Error) { json = try JSONParser.parse(bytes) } catch {
+            throw Error(description: "\(source): \(error)")
+        }
+        guard let elements = json.arrayValue else {
+            throw Error(description: "\(source): expected a JSON array of devices")
+        }
+        var devices: [Device] = []
+        var seen: Set<String> = []
+        for (index, element) in elements.enumerated() {
+            let place = "\(source): device \(index + 1)"
+            guard let object = element.objectValue else { throw Error(description: "\(place): not an object") }
+            guard let token = object["apnsToken"]?.stringValue, TokenFormat.isPlausibleToken(token) else {
+                throw Error(description: "\(place): \"apnsToken\" must be a hex APNs device token (64+ hex digits)")
+            }
+            let normalized = token.lowercased()
+            guard seen.insert(normalized).inserted else {
+                throw Error(description: "\(place): token \(TokenFormat.shortened(normalized)) is listed twice")
+            }
+            var device = Device(id: "device-\(index + 1)", apnsToken: normalized)
+            if let prefix = object["printerPrefix"] {
+                guard let text = prefix.stringValue, !text.isEmpty else {
+                    throw Error(description: "\(place): \"printerPrefix\" must be a non-empty string")
+                }
+                device.printerPrefixes = [text]
+            }
+            device.printerName = object["printerName"]?.stringValue
+            if let settings = object["settings"] {
+                device.preferences = try preferences(settings, place: place)
+            }
+            if let tokens = object["activityTokens"] {
+                guard let map = tokens.objectValue else {
+                    throw Error(description: "\(place): \"activityTokens\" must map printer prefixes to tokens")
+                }
+                for (prefix, value) in map {
+                    guard let token = value.stringValue, TokenFormat.isPlausibleToken(token) else {
+                        throw Error(description: "\(place): activity token for \(prefix) is not a hex token")
+                    }
+                    device.activityTokens[prefix] = token.lowercased()
+                }
+            }
+            if let value = object["pushToStartToken"], value != .null {
+                guard let token = value.stringValue, TokenFormat.isPlausibleToken(token) else {
+                    throw Error(description: "\(place): \"pushToStartToken\" is not a hex token")
+                }
+                device.pushToStartToken = token.lowercased()
+            }
+            devices.append(device)
+        }
+        return devices
+    }
+
+    private static func preferences(_ json: JSONValue, place: String) throws(Error) -> NotificationPreferences {
+        guard let object = json.objectValue else { throw Error(description: "\(place): \"settings\" must be an object") }
+        var preferences = NotificationPreferences.all
+        let keys: [(String, WritableKeyPath<NotificationPreferences, Bool>)] = [
+            ("notificationsEnabled", \.notificationsEnabled), ("onStart", \.onStart),
+            ("onComplete", \.onComplete), ("onFailed", \.onFailed), ("onPaused", \.onPaused),
+            ("onMilestone", \.onMilestone),
+        ]
+        for (key, path) in keys {
+            guard let value = object[key] else { continue }
+            guard let flag = value.boolValue else {
+                throw Error(description: "\(place): settings.\(key) must be true or false")
+            }
+            preferences[keyPath: path] = flag
+        }
+        for key in object.keys where !keys.contains(where: { $0.0 == key }) {
+            throw Error(description: "\(place): unknown setting \"\(key)\"")
+        }
+        return preferences
+    }
+}

@@ -1,0 +1,142 @@
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Feeds recorded HA event files through the pipeline on a virtual clock
+/// and reports every push it would send.
+///
+/// Bad lines are reported with file:line and skipped; a file that cannot be
+/// read at all is reported and the next one is replayed.
+public struct ReplayRun: ~Copyable {
+    /// A problem with the input, for stderr.
+    public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
+        public var file: String
+        public var line: Int?
+        public var message: String
+        public var description: String {
+            line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+        }
+    }
+
+    public struct Summary: Hashable, Sendable {
+        public var filesRead = 0
+        public var unreadableFiles = 0
+        public var lines = 0
+        public var badLines = 0
+        public var pushes = 0
+        public var statistics = PipelineStatistics()
+    }
+
+    public private(set) var pipeline: PrinterPipeline
+    private let clock: ManualClock
+    public private(set) var summary = Summary()
+
+    /// Devices that act like the app: when one receives a push-to-start, it
+    /// registers a Live Activity update token for that printer, as the phone
+    /// would, so the rest of the activity's pushes can be seen.
+    private let simulatedApps: Set<String>
+
+    public init(
+        devices: [Device], planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
+        frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = []
+    ) {
+        clock = ManualClock()
+        pipeline = PrinterPipeline(
+            matcher: matcher, planner: PushPlanner(configuration: planner), devices: devices, clock: clock)
+        pipeline.usesFrameFilter = frameFilter
+        self.simulatedApps = simulatedApps
+    }
+
+    /// A replay as `printbridge replay` runs it without a devices file: the
+    /// demo device, acting like the app.
+    public static func demo(planner: PlannerConfiguration = .init(), frameFilter: Bool = true) -> ReplayRun {
+        ReplayRun(
+            devices: DevicesFile.demoDevices, planner: planner, frameFilter: frameFilter,
+            simulatingAppOn: Set(DevicesFile.demoDevices.map(\.id)))
+    }
+
+    /// The update token the simulated app registers for a printer: stable per printer.
+    static func simulatedActivityToken(prefix: String) -> String {
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        for byte in prefix.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 1_099_511_628_211
+        }
+        let hex = String(hash, radix: 16)
+        let word = String(repeating: "0", count: 16 - hex.count) + hex
+        return "ac" + String(repeating: word, count: 5) + "ac"
+    }
+
+    /// Replays one file. `onPush` receives each push in order; `onDiagnostic` each problem.
+    public mutating func replay(
+        path: String, onPush: (Push) -> Void, onDiagnostic: (Diagnostic) -> Void
+    ) {
+        var reader: LineReader
+        do throws(LineReader.OpenError) { reader = try LineReader(path: path) } catch {
+            summary.unreadableFiles += 1
+            onDiagnostic(Diagnostic(file: path, line: nil, message: "cannot read file: \(error.reason)"))
+            return
+        }
+        summary.filesRead += 1
+        do {
+            try reader.forEachLine { line, number in
+                summary.lines += 1
+                handle(line: line, number: number, path: path, onPush: onPush, onDiagnostic: onDiagnostic)
+            }
+        } catch {
+            onDiagnostic(Diagnostic(file: path, line: reader.lineNumber, message: "read failed: \(error)"))
+        }
+        summary.statistics = pipeline.statistics
+    }
+
+    private mutating func handle(
+        line: UnsafeRawBufferPointer, number: Int, path: String, onPush: (Push) -> Void,
+        onDiagnostic: (Diagnostic) -> Void
+    ) {
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        if pipeline.skipsFrame(line) { return }
+        let messages: [HAMessage]
+        do throws(HAMessageError) { messages = try PrinterPipeline.decode(line) } catch {
+            summary.badLines += 1
+            onDiagnostic(Diagnostic(file: path, line: number, message: "skipped: \(error)"))
+            return
+        }
+        for message in messages {
+            if let time = PrinterPipeline.time(of: message) {
+                emit(pipeline.fireDue(upTo: time), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
+                clock.set(time)
+            }
+            emit(pipeline.handle(message), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
+        }
+    }
+
+    /// Sends what is still scheduled (throttled Live Activity updates), as the
+    /// daemon's timers would after the recording ends.
+    public mutating func finish(onPush: (Push) -> Void, onDiagnostic: (Diagnostic) -> Void) {
+        emit(pipeline.fireDue(upTo: .distantFuture), path: "(end)", line: nil, onPush: onPush, onDiagnostic: onDiagnostic)
+        summary.statistics = pipeline.statistics
+    }
+
+    private mutating func emit(
+        _ output: PrinterPipeline.Output, path: String, line: Int?, onPush: (Push) -> Void,
+        onDiagnostic: (Diagnostic) -> Void
+    ) {
+        for failure in output.failures {
+            onDiagnostic(Diagnostic(file: path, line: line, message: failure))
+        }
+        for push in output.pushes {
+            summary.pushes += 1
+            onPush(push)
+            if push.tokenKind == .pushToStart, simulatedApps.contains(push.deviceID),
+                let index = pipeline.devices.firstIndex(where: { $0.id == push.deviceID })
+            {
+                pipeline.devices[index].activityTokens[push.printerPrefix] =
+                    Self.simulatedActivityToken(prefix: push.printerPrefix)
+            }
+        }
+    }
+}

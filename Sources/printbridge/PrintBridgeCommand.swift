@@ -1,0 +1,18 @@
+import ArgumentParser
+import SystemLibraries
+
+@main
+struct PrintBridgeCommand: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "printbridge",
+        abstract: "Watches 3D printers through Home Assistant and sends Apple push notifications.",
+        discussion: """
+            Exit codes: 0 ok, 64 usage error, 66 an input file could not be read,
+            78 configuration error (bad devices file or option values).
+            """,
+        version: "printbridge \(version)\n\(SystemLibraries.summary)",
+        subcommands: [ReplayCommand.self]
+    )
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import EventReplay
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay recorded Home Assistant event files and print the pushes they would cause.",
+        discussion: """
+            Each FILE holds one HA WebSocket message per line (see SampleEvents/README.md).
+            Time comes from the recorded time_fired, so throttling and milestones behave
+            as they did live. Prints one line per push on stdout; bad lines are reported
+            on stderr as FILE:LINE and skipped.
+
+            Without --devices, one demo device follows every printer with every
+            notification on and a push-to-start token; like the app, it registers a
+            Live Activity token when an activity is started on it.
+            Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL (options win).
+            """
+    )
+
+    @Argument(help: "Recorded event files (.jsonl).")
+    var files: [String]
+
+    @Option(name: .long, help: "Devices file: a JSON array of {apnsToken, printerPrefix?, settings?, activityTokens?, pushToStartToken?}.")
+    var devices: String?
+
+    @Option(name: .long, help: "Output format: json (one object per line) or text.")
+    var format: OutputFormat = .json
+
+    @Option(name: .customLong("bundle-id"), help: "The iOS app's bundle id (APNs topic).")
+    var bundleID: String?
+
+    @Option(name: .long, help: "Progress milestones in percent, comma-separated (default 25,50,75).")
+    var milestones: String?
+
+    @Option(name: .customLong("live-activity-interval"), help: "Minimum seconds between routine Live Activity updates per printer (default 30).")
+    var liveActivityInterval: Double?
+
+    @Flag(name: .long, help: "Print counts, messages/s and peak memory to stderr when done.")
+    var stats = false
+
+    @Flag(name: .customLong("no-frame-filter"), help: .hidden)
+    var noFrameFilter = false
+
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+        case json, text
+    }
+
+    func run() throws {
+        let configuration = try plannerConfiguration()
+        let lineFormat: PushLineFormat = format == .json ? .json : .text
+        var run =
+            if let devices {
+                ReplayRun(devices: try loadDevices(path: devices), planner: configuration, frameFilter: !noFrameFilter)
+            } else {
+                ReplayRun.demo(planner: configuration, frameFilter: !noFrameFilter)
+            }
+        var output = LineWriter.standardOutput()
+        let started = StandardStreams.monotonicSeconds()
+        for file in files {
+            run.replay(
+                path: file,
+                onPush: { output.write(lineFormat.line(for: $0)) },
+                onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
+        }
+        run.finish(
+            onPush: { output.write(lineFormat.line(for: $0)) },
+            onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
+        output.flush()
+        let elapsed = StandardStreams.monotonicSeconds() - started
+        let summary = run.summary
+        if stats {
+            printStatistics(summary, elapsed: elapsed)
+        }
+        if summary.unreadableFiles > 0 {
+            throw ExitCodes.noInput
+        }
+    }
+
+    private func plannerConfiguration() throws -> PlannerConfiguration {
+        var configuration = PlannerConfiguration()
+        if let bundle = bundleID ?? StandardStreams.environment("APNS_BUNDLE_ID") {
+            configuration.bundleID = bundle
+        }
+        if let text = milestones ?? StandardStreams.environment("MILESTONES") {
+            let parts = text.split(separator: ",").map { $0.trimmingSpaces }
+            let values = parts.compactMap { Int($0) }
+            guard values.count == parts.count else {
+                throw configError("milestones must be whole percentages separated by commas, e.g. 25,50,75")
+            }
+            configuration.milestones = values
+        }
+        if let interval = liveActivityInterval {
+            configuration.liveActivityInterval = interval
+        } else if let text = StandardStreams.environment("LIVE_ACTIVITY_INTERVAL") {
+            guard let interval = Double(text) else { throw configError("LIVE_ACTIVITY_INTERVAL must be a number of seconds") }
+            configuration.liveActivityInterval = interval
+        }
+        if let problem = configuration.problems().first {
+            throw configError(problem)
+        }
+        return configuration
+    }
+
+    private func loadDevices(path: String) throws -> [Device] {
+        var bytes: [UInt8] = []
+        do {
+            var reader = try LineReader(path: path)
+            try reader.forEachLine { line, _ in
+                bytes.append(contentsOf: line)
+                bytes.append(0x0A)
+            }
+        } catch let error as LineReader.OpenError {
+            throw configError("devices file: \(error)")
+        }
+        do {
+            return try DevicesFile.parse(bytes, source: path)
+        } catch {
+            throw configError("devices file \(error)")
+        }
+    }
+
+    private func configError(_ message: String) -> Error {
+        StandardStreams.err("printbridge: \(message)")
+        return ExitCodes.config
+    }
+
+    private func printStatistics(_ summary: ReplayRun.Summary, elapsed: Double) {
+        let stats = summary.statistics
+        let rate = elapsed > 0 ? Double(summary.lines) / elapsed : 0
+        let parsed = stats.frames - stats.filteredFrames
+        StandardStreams.err(
+            "replay: \(summary.lines) lines in \(formatted(elapsed, digits: 3)) s (\(Int(rate)) messages/s); "
+                + "\(stats.filteredFrames) skipped unparsed, \(parsed) parsed, \(summary.badLines) bad; "
+                + "\(stats.matchedUpdates) printer entity updates, \(summary.pushes) pushes; "
+                + "peak RSS \(formatted(Double(StandardStreams.peakRSSBytes()) / 1_048_576, digits: 1)) MiB")
+    }
+
+    private func formatted(_ value: Double, digits: Int) -> String {
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        return String(rounded)
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var slice = self
+        while slice.first == " " { slice.removeFirst() }
+        while slice.last == " " { slice.removeLast() }
+        return slice
+    }
+}

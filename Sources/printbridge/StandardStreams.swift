@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes whole lines to a file descriptor, buffered, so a replay with many
+/// pushes does not make a system call per line.
+struct LineWriter: ~Copyable {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    static func standardOutput() -> LineWriter { LineWriter(descriptor: 1) }
+
+    mutating func write(_ line: String) {
+        buffer.append(contentsOf: line.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        Self.writeAll(buffer, to: descriptor)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private static func writeAll(_ buffer: [UInt8], to descriptor: Int32) {
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return  // stdout closed (e.g. piped into head): nothing more to do
+                }
+                offset += written
+            }
+        }
+    }
+
+    deinit {
+        Self.writeAll(buffer, to: descriptor)
+    }
+}
+
+/// Process facts for the command line: stderr lines, environment, resource use.
+enum StandardStreams {
+    /// Writes one line to stderr at once (diagnostics must not wait behind stdout).
+    static func err(_ line: String) {
+        var writer = LineWriter(descriptor: 2)
+        writer.write(line)
+        writer.flush()
+    }
+
+    /// Peak resident set size of this process in bytes.
+    static func peakRSSBytes() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Int(usage.ru_maxrss) * 1024
+    }
+
+    /// Monotonic seconds, for measuring a run.
+    static func monotonicSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// An environment variable, if set and non-empty.
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
+}

@@ -29,6 +29,8 @@ public struct ReplayRun: ~Copyable {
         public var badLines = 0
         public var pushes = 0
         public var statistics = PipelineStatistics()
+
+        public init() {}
     }
 
     public private(set) var pipeline: PrinterPipeline

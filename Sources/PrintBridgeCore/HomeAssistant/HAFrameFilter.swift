@@ -4,9 +4,10 @@
 /// A household with a few hundred entities sends thousands of `state_changed`
 /// events a minute; ~98 % concern lights and sensors. This scan lets the
 /// pipeline drop those before a JSON parse. It only says "irrelevant" when it
-/// is certain: the frame is one `state_changed` event object, every
-/// `"entity_id"` key in it has a plain string value, and the matcher rejects
-/// each of them. Anything else — arrays, results, registry lists, escapes,
+/// is certain: the frame is one `state_changed` event object laid out as HA
+/// writes it and the matcher rejects its `data.entity_id`; or, for any other
+/// layout, every `"entity_id"` key in the frame has a plain string value and
+/// the matcher rejects each of them. Anything else — arrays, results, registry lists, escapes,
 /// odd spacing it cannot follow — goes to the full parser, which therefore
 /// produces exactly the same pushes.
 public enum HAFrameFilter {
@@ -20,6 +21,9 @@ public enum HAFrameFilter {
             return false
         }
         let bytes = UnsafePointer<UInt8>(base.assumingMemoryBound(to: UInt8.self))
+        if let entityID = haLayoutEntityID(bytes, from: start, to: end) {
+            return !matcher.isRelevant(entityID: entityID)
+        }
         guard find(stateChangedToken, in: bytes, from: start, to: end) != nil else { return false }
 
         var found = false
@@ -50,6 +54,45 @@ public enum HAFrameFilter {
         return found
     }
 
+    /// HA's own serialisation of a subscribed state_changed event starts
+    /// `{"id":N,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"…"`.
+    /// When a frame starts exactly so, the entity id that follows is
+    /// `data.entity_id` — the only one the pipeline reads — and the rest of
+    /// the frame need not be looked at. Returns nil for any other layout.
+    @inline(__always)
+    private static func haLayoutEntityID(_ bytes: UnsafePointer<UInt8>, from start: Int, to end: Int)
+        -> UnsafeRawBufferPointer?
+    {
+        var i = start
+        guard matches(haIDPrefix, bytes, at: i, end: end) else { return nil }
+        i += haIDPrefix.count
+        let digitsStart = i
+        while i < end, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
+        guard i > digitsStart, matches(haEventPrefix, bytes, at: i, end: end) else { return nil }
+        i += haEventPrefix.count
+        let valueStart = i
+        while i < end, bytes[i] != UInt8(ascii: "\"") {
+            if bytes[i] == UInt8(ascii: "\\") { return nil }
+            i += 1
+        }
+        guard i + 1 < end, bytes[i + 1] == UInt8(ascii: ",") || bytes[i + 1] == UInt8(ascii: "}") else {
+            return nil
+        }
+        return UnsafeRawBufferPointer(start: bytes + valueStart, count: i - valueStart)
+    }
+
+    @inline(__always)
+    private static func matches(_ literal: [UInt8], _ bytes: UnsafePointer<UInt8>, at index: Int, end: Int) -> Bool {
+        guard end - index >= literal.count else { return false }
+        return literal.withUnsafeBufferPointer { l in
+            for k in 0..<l.count where bytes[index + k] != l[k] { return false }
+            return true
+        }
+    }
+
+    private static let haIDPrefix: [UInt8] = Array("{\"id\":".utf8)
+    private static let haEventPrefix: [UInt8] = Array(
+        ",\"type\":\"event\",\"event\":{\"event_type\":\"state_changed\",\"data\":{\"entity_id\":\"".utf8)
     private static let stateChangedToken: [UInt8] = Array("\"state_changed\"".utf8)
     private static let entityIDKey: [UInt8] = Array("\"entity_id\"".utf8)
 

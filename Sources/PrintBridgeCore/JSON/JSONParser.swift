@@ -12,8 +12,12 @@ public struct JSONParser {
 
     public static let maximumDepth = 512
 
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(Error) -> JSONValue {
+    /// Parses a document. Members named in `skippingKeys` (at any depth) are
+    /// checked for well-formedness but not kept: HA messages carry large
+    /// parts (`old_state`, `context`) that PrintBridge never reads.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, skippingKeys: Set<String> = []) throws(Error) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
+        parser.skippedKeys = skippingKeys
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -36,6 +40,7 @@ public struct JSONParser {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    private var skippedKeys: Set<String> = []
 
     private init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -92,13 +97,19 @@ public struct JSONParser {
         }
         while true {
             skipWhitespace()
-            guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            guard current == UInt8(ascii: "\"") else {
+                throw error(current == nil ? "unexpected end of input in object" : "expected a string key")
+            }
             let key = try parseString()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue(depth: depth + 1)
+            if !skippedKeys.isEmpty, skippedKeys.contains(key) {
+                try skipValue(depth: depth + 1)
+            } else {
+                members[key] = try parseValue(depth: depth + 1)
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
@@ -172,10 +183,92 @@ public struct JSONParser {
     }
 
     private func validatedString(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(Error) -> String {
+        // ASCII needs no validation, and most of what HA sends is ASCII.
+        if Self.isASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
         guard let text = String(validating: buffer, as: UTF8.self) else {
             throw Error(offset: offset, reason: "string is not valid UTF-8")
         }
         return text
+    }
+
+    @inline(__always)
+    private static func isASCII(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        let count = buffer.count
+        if let base = buffer.baseAddress {
+            while i + 8 <= count {
+                if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+                i += 8
+            }
+        }
+        while i < count {
+            if buffer[i] >= 0x80 { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// Steps over one value, checking it is well-formed JSON, without building it.
+    private mutating func skipValue(depth: Int) throws(Error) {
+        guard depth < Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
+        guard let byte = current else { throw error("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "}") { index += 1; return }
+            while true {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                try skipString()
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
+                index += 1
+                skipWhitespace()
+                try skipValue(depth: depth + 1)
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"): index += 1; return
+                case nil: throw error("unexpected end of input in object")
+                default: throw error("expected ',' or '}' in object")
+                }
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "]") { index += 1; return }
+            while true {
+                skipWhitespace()
+                try skipValue(depth: depth + 1)
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "]"): index += 1; return
+                case nil: throw error("unexpected end of input in array")
+                default: throw error("expected ',' or ']' in array")
+                }
+            }
+        case UInt8(ascii: "\""):
+            try skipString()
+        default:
+            _ = try parseValue(depth: depth)  // scalars are cheap to read
+        }
+    }
+
+    private mutating func skipString() throws(Error) {
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { index += 1; return }
+            if byte == UInt8(ascii: "\\") {
+                index += 2
+                continue
+            }
+            if byte < 0x20 { throw error("control character in string") }
+            index += 1
+        }
+        throw error("unterminated string")
     }
 
     private mutating func appendEscape(into scratch: inout [UInt8]) throws(Error) {

@@ -40,10 +40,17 @@ public struct PrinterPipeline: Sendable {
         return true
     }
 
+    /// Members of HA messages the pipeline never reads; skipped while parsing.
+    /// (`old_state`: transitions are judged against the cache, not against
+    /// HA's idea of the previous state.)
+    public static let unreadMembers: Set<String> = ["old_state", "context"]
+
     /// Decodes one raw frame (one message or a coalesced array).
     public static func decode(_ frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage] {
         let json: JSONValue
-        do throws(JSONParser.Error) { json = try JSONParser.parse(frame) } catch { throw .json(error) }
+        do throws(JSONParser.Error) {
+            json = try JSONParser.parse(frame, skippingKeys: unreadMembers)
+        } catch { throw .json(error) }
         return try HAMessage.decodeAll(json)
     }
 

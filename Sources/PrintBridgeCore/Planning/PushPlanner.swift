@@ -251,11 +251,12 @@ private struct Builder {
     }
 
     /// Starts the activity remotely on devices that gave a push-to-start token
-    /// and have no activity for this printer yet.
+    /// and have no activity for this printer yet. Its payload carries the
+    /// "Print Started" alert, so it follows the device's start preference.
     mutating func pushToStart() {
         for device in devices {
             guard let token = device.pushToStartToken, device.follows(prefix),
-                device.preferences.notificationsEnabled, device.activityTokens[prefix] == nil
+                device.preferences.wants(.started), device.activityTokens[prefix] == nil
             else { continue }
             let name = printerName(for: device)
             let file = snapshot.fileName ?? "Print"

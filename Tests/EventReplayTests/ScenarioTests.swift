@@ -1,0 +1,95 @@
+import EventReplay
+import FoundationEssentials
+import PrintBridgeCore
+import PrinterActivityContent
+import Testing
+
+/// What each scenario must produce, stated as behaviour rather than bytes.
+@Suite struct ScenarioTests {
+    func alerts(_ name: String) -> [String] {
+        replay([Repo.sampleEvents + "/" + name]).pushes.filter { $0.kind == .alert }.map {
+            "\($0.printerPrefix.prefix(3)) \($0.event.rawValue)"
+        }
+    }
+
+    @Test func fullPrint() {
+        #expect(alerts("bambu-full-print.jsonl") == ["x1c started", "x1c milestone", "x1c milestone", "x1c milestone", "x1c complete"])
+        let pushes = replay([Repo.sampleEvents + "/bambu-full-print.jsonl"]).pushes
+        #expect(pushes.filter { $0.event == .start }.count == 1)
+        #expect(pushes.filter { $0.event == .end }.count == 1)
+        let updates = pushes.filter { $0.event == .update }
+        #expect(updates.count > 20 && updates.allSatisfy { $0.priority == 5 })
+        for (a, b) in zip(updates, updates.dropFirst()) { #expect(b.createdAt - a.createdAt >= 30) }
+    }
+
+    @Test func failedPrint() {
+        #expect(alerts("bambu-failed-print.jsonl") == ["p1s started", "p1s milestone", "p1s failed"])
+    }
+
+    @Test func pauseAndResume() {
+        #expect(alerts("bambu-pause-resume.jsonl") == [
+            "x1c started", "x1c milestone", "x1c paused", "x1c milestone", "x1c milestone", "x1c complete",
+        ])
+        let statusUpdates = replay([Repo.sampleEvents + "/bambu-pause-resume.jsonl"]).pushes.filter {
+            $0.event == .update && $0.priority == 10
+        }
+        #expect(statusUpdates.compactMap { $0.json["aps"]?["content-state"]?["status"]?.stringValue } == ["paused", "running"])
+    }
+
+    @Test func haRestartMidPrintDoesNotRestart() {
+        #expect(alerts("ha-restart-mid-print.jsonl") == ["x1c started", "x1c milestone", "x1c milestone", "x1c milestone", "x1c complete"])
+    }
+
+    @Test func twoPrintersAmidNoise() {
+        let result = replay([Repo.sampleEvents + "/two-printers-with-noise.jsonl"])
+        #expect(alerts("two-printers-with-noise.jsonl") == [
+            "x1c started", "a1m started", "x1c milestone", "x1c milestone", "a1m milestone", "a1m cancelled",
+            "x1c milestone", "x1c complete",
+        ])
+        #expect(result.summary.statistics.filteredFrames > result.summary.lines / 2, "household noise is skipped unparsed")
+    }
+
+    @Test func milestoneJumpSendsOnlyTheHighest() {
+        let result = replay([Repo.sampleEvents + "/milestone-jump.jsonl"])
+        let milestones = result.pushes.filter { $0.event == .milestone }
+        #expect(milestones.compactMap { $0.json["printerState"]?["progress"]?.intValue } == [75])
+    }
+
+    @Test func everyContentStateDecodesLikeIOSAndEveryPayloadFits() throws {
+        let paths = Repo.sampleFiles().map { Repo.sampleEvents + "/" + $0 }
+        let pushes = replay(paths).pushes
+        #expect(pushes.count > 100)
+        for push in pushes {
+            #expect(push.payload.count <= 4096)
+            let collapse = try #require(push.collapseID)
+            #expect(collapse.utf8.count <= 64)
+            guard push.kind == .liveActivity else { continue }
+            let json = try JSONParser.parse(push.payload)
+            let contentState = try #require(json["aps"]?["content-state"])
+            let state = try JSONDecoder().decode(
+                PrinterActivityAttributes.ContentState.self, from: Data(encodeJSON(contentState).utf8))
+            #expect((0...100).contains(state.progress))
+            #expect(["running", "paused", "complete", "failed", "cancelled"].contains(state.status))
+            #expect(json["aps"]?["timestamp"]?.intValue != nil && json["aps"]?["stale-date"]?.intValue != nil)
+            #expect((json["aps"]?["dismissal-date"] != nil) == (push.event == .end))
+            #expect(push.topic.hasSuffix(".push-type.liveactivity"))
+        }
+    }
+}
+
+extension Push {
+    var json: JSONValue { (try? JSONParser.parse(payload)) ?? .null }
+}
+
+func encodeJSON(_ value: JSONValue) -> String {
+    switch value {
+    case .null: return "null"
+    case .bool(let flag): return flag ? "true" : "false"
+    case .number(let number): return number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    case .string(let text): return JSONText.quoted(text)
+    case .array(let elements): return "[" + elements.map(encodeJSON).joined(separator: ",") + "]"
+    case .object(let members):
+        return "{" + members.sorted { $0.key < $1.key }.map { JSONText.quoted($0.key) + ":" + encodeJSON($0.value) }
+            .joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,83 @@
+import Testing
+@testable import PrintBridgeCore
+
+@Suite struct EntityMatcherTests {
+    let matcher = EntityMatcher()
+
+    @Test func prefixIsEntityIDMinusDomainAndSuffix() {
+        #expect(matcher.match(entityID: "sensor.x1c_00m09a350100123_print_status")
+                == EntityMatch(prefix: "x1c_00m09a350100123", field: .status))
+        #expect(matcher.match(entityID: "sensor.p1s_print_progress") == EntityMatch(prefix: "p1s", field: .progress))
+        #expect(matcher.match(entityID: "binary_sensor.x1c_print_error") == EntityMatch(prefix: "x1c", field: .error))
+    }
+
+    @Test func everyDefaultField() {
+        let expected: [(String, PrinterField)] = [
+            ("_print_status", .status), ("_print_progress", .progress), ("_current_layer", .currentLayer),
+            ("_total_layer_count", .totalLayers), ("_remaining_time", .remainingTime),
+            ("_nozzle_temperature", .nozzleTemp), ("_bed_temperature", .bedTemp), ("_task_name", .taskName),
+            ("_subtask_name", .subtaskName), ("_gcode_filename", .gcodeFilename), ("_current_stage", .stage),
+            ("_print_error", .error),
+        ]
+        for (suffix, field) in expected {
+            #expect(matcher.match(entityID: "sensor.a1" + suffix) == EntityMatch(prefix: "a1", field: field))
+        }
+    }
+
+    @Test func lookAlikesAndStrangersDoNotMatch() {
+        for entity in ["sensor.x1c_target_nozzle_temperature", "sensor.x1c_target_bed_temperature",
+                       "sensor.living_room_temperature", "sensor._print_status", "sensor.print_status",
+                       "light.kitchen", "sensor.x1c_wifi_signal", "no_domain_print_status", ""] {
+            #expect(matcher.match(entityID: entity) == nil, "\(entity)")
+        }
+    }
+
+    @Test func bytePathAgreesWithStringPath() {
+        for entity in ["sensor.x1c_print_status", "sensor.x1c_target_nozzle_temperature", "light.kitchen",
+                       "sensor.abc_nozzle_temperature", "sensor.x_task_name", "sensor.a", "x"] {
+            let relevant = Array(entity.utf8).withUnsafeBytes { matcher.isRelevant(entityID: $0) }
+            #expect(relevant == (matcher.match(entityID: entity) != nil), "\(entity)")
+        }
+    }
+
+    @Test func aCustomMapForOctoPrint() {
+        let map = EntitySuffixMap(suffixes: [
+            .status: ["_current_state"], .progress: ["_job_percentage"], .nozzleTemp: ["_actual_tool0_temp"],
+            .bedTemp: ["_actual_bed_temp"], .gcodeFilename: ["_current_file"],
+        ])
+        #expect(map.problems().isEmpty)
+        let octo = EntityMatcher(map: map)
+        #expect(octo.match(entityID: "sensor.octoprint_current_state") == EntityMatch(prefix: "octoprint", field: .status))
+        #expect(octo.match(entityID: "sensor.octoprint_job_percentage") == EntityMatch(prefix: "octoprint", field: .progress))
+        #expect(octo.match(entityID: "sensor.x1c_print_status") == nil)
+    }
+
+    @Test func problemsInAMapAreNamed() {
+        let map = EntitySuffixMap(suffixes: [.progress: ["print_progress", "_x"], .bedTemp: ["_x"]])
+        let problems = map.problems()
+        #expect(problems.contains { $0.contains("no suffix is mapped to the print status") })
+        #expect(problems.contains { $0.contains("must start with \"_\"") })
+        #expect(problems.contains { $0.contains("mapped to both") })
+    }
+
+    @Test func germanEntityIDsMatchThroughTheRegistry() {
+        var german = EntityMatcher()
+        #expect(german.match(entityID: "sensor.x1c_druckstatus") == nil)
+        german.applyRegistry([
+            EntityRegistryEntry(entityID: "sensor.x1c_druckstatus", platform: "bambu_lab", translationKey: "print_status", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "sensor.x1c_druckfortschritt", platform: "bambu_lab", translationKey: "print_progress", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "sensor.x1c_dusentemperatur", platform: "bambu_lab", translationKey: "nozzle_temp", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "sensor.x1c_ziel_dusentemperatur", platform: "bambu_lab", translationKey: "target_nozzle_temp", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "light.kueche", platform: "hue", translationKey: nil, deviceID: "d2"),
+        ])
+        #expect(german.match(entityID: "sensor.x1c_druckstatus") == EntityMatch(prefix: "x1c", field: .status))
+        #expect(german.match(entityID: "sensor.x1c_druckfortschritt") == EntityMatch(prefix: "x1c", field: .progress))
+        #expect(german.match(entityID: "sensor.x1c_dusentemperatur") == EntityMatch(prefix: "x1c", field: .nozzleTemp))
+        #expect(german.match(entityID: "sensor.x1c_ziel_dusentemperatur") == nil)
+        #expect(german.match(entityID: "light.kueche") == nil)
+        let relevant = Array("sensor.x1c_druckstatus".utf8).withUnsafeBytes { german.isRelevant(entityID: $0) }
+        #expect(relevant)
+        // Suffix matching still works beside the registry.
+        #expect(german.match(entityID: "sensor.p1s_print_status") == EntityMatch(prefix: "p1s", field: .status))
+    }
+}

@@ -1,0 +1,30 @@
+import Testing
+@testable import PrintBridgeCore
+
+@Suite struct ISO8601Tests {
+    @Test(arguments: [
+        ("2026-11-20T09:00:00.000000+00:00", 1_795_165_200.0),
+        ("2026-11-20T09:00:00Z", 1_795_165_200.0),
+        ("2026-11-20T10:00:00+01:00", 1_795_165_200.0),
+        ("2026-11-20T04:30:00-0430", 1_795_165_200.0),
+        ("2026-11-20 09:00:00.5+00:00", 1_795_165_200.5),
+        ("1970-01-01T00:00:00Z", 0),
+        ("2024-02-29T12:00:00Z", 1_709_208_000),
+    ])
+    func parsesHATimestamps(text: String, seconds: Double) {
+        #expect(ISO8601.parse(text) == EpochTime(seconds: seconds))
+    }
+
+    @Test(arguments: ["", "2026-11-20", "2026-11-20T09:00:00", "2026-13-01T00:00:00Z", "2026-11-20T25:00:00Z",
+                      "2026-11-20T09:00:00.Z", "2026-11-20T09:00:00+00:00 trailing", "yesterday"])
+    func rejectsAnythingElse(text: String) {
+        #expect(ISO8601.parse(text) == nil)
+    }
+
+    @Test func formatsUTCWithMilliseconds() {
+        #expect(ISO8601.format(EpochTime(seconds: 1_795_165_200.25)) == "2026-11-20T09:00:00.250Z")
+        #expect(ISO8601.format(EpochTime(seconds: 0)) == "1970-01-01T00:00:00.000Z")
+        let time = EpochTime(seconds: 1_709_208_000.5)
+        #expect(ISO8601.parse(ISO8601.format(time)) == time)
+    }
+}

@@ -1,0 +1,97 @@
+import PrintBridgeCore
+
+/// Builds HA state objects and events the way HA sends them, for tests.
+enum HA {
+    static let x1c = "x1c_00m09a350100123"
+    static let p1s = "p1s_01p09c470200456"
+
+    static func entity(_ prefix: String, _ suffix: String, domain: String = "sensor") -> String {
+        "\(domain).\(prefix)\(suffix)"
+    }
+
+    static func state(
+        _ entityID: String, _ value: String, attributes: [String: JSONValue] = [:], at seconds: Double = 0
+    ) -> HAState {
+        HAState(
+            entityID: entityID, state: value, attributes: attributes,
+            lastChanged: EpochTime(seconds: seconds), lastUpdated: EpochTime(seconds: seconds))
+    }
+
+    static func event(_ entityID: String, _ value: String, attributes: [String: JSONValue] = [:], at seconds: Double = 0)
+        -> HAMessage
+    {
+        .event(
+            id: 2,
+            HAEvent(
+                eventType: "state_changed", timeFired: EpochTime(seconds: seconds),
+                stateChange: StateChange(
+                    entityID: entityID, oldState: nil,
+                    newState: state(entityID, value, attributes: attributes, at: seconds))))
+    }
+
+    static let deviceToken = String(repeating: "ab", count: 32)
+    static let activityToken = String(repeating: "cd", count: 40)
+    static let pushToStartToken = String(repeating: "ef", count: 40)
+}
+
+/// A pipeline on a manual clock with helpers to feed printer fields.
+struct PipelineHarness {
+    let clock = ManualClock(EpochTime(seconds: 1_000_000))
+    var pipeline: PrinterPipeline
+    var pushes: [Push] = []
+
+    init(devices: [Device], configuration: PlannerConfiguration = .init(), restoring state: [String: PrinterNotificationState] = [:]) {
+        pipeline = PrinterPipeline(
+            planner: PushPlanner(configuration: configuration, restoring: state), devices: devices, clock: clock)
+    }
+
+    /// Sets a field of a printer at the clock's time plus `after` seconds; fires
+    /// scheduled updates due before it first, like replay and the daemon do.
+    @discardableResult
+    mutating func set(_ prefix: String, _ suffix: String, _ value: String, after: Double = 0,
+                      attributes: [String: JSONValue] = [:]) -> [Push] {
+        let time = clock.now() + after
+        var produced = pipeline.fireDue(upTo: time).pushes
+        clock.set(time)
+        produced += pipeline.handle(HA.event(HA.entity(prefix, suffix), value, attributes: attributes, at: time.seconds)).pushes
+        pushes += produced
+        return produced
+    }
+
+    /// Lets time pass, firing whatever falls due.
+    @discardableResult
+    mutating func wait(_ seconds: Double) -> [Push] {
+        let time = clock.now() + seconds
+        let produced = pipeline.fireDue(upTo: time).pushes
+        clock.set(time)
+        pushes += produced
+        return produced
+    }
+
+    /// Brings a printer to a running print, first seen idle (a baseline), then started.
+    mutating func startPrint(_ prefix: String, file: String = "benchy.3mf") {
+        set(prefix, "_print_status", "idle")
+        set(prefix, "_task_name", file)
+        set(prefix, "_print_progress", "0")
+        set(prefix, "_print_status", "running", after: 1)
+    }
+}
+
+extension Array where Element == Push {
+    var events: [Push.Event] { map(\.event) }
+    var alerts: [Push] { filter { $0.kind == .alert } }
+    var liveActivity: [Push] { filter { $0.kind == .liveActivity } }
+}
+
+extension Push {
+    var json: JSONValue { (try? JSONParser.parse(payload)) ?? .null }
+}
+
+func device(
+    _ id: String = "phone", printers: Set<String> = [], preferences: NotificationPreferences = .all,
+    activity: [String: String] = [:], pushToStart: String? = nil
+) -> Device {
+    Device(
+        id: id, apnsToken: HA.deviceToken, printerPrefixes: printers, preferences: preferences,
+        activityTokens: activity, pushToStartToken: pushToStart)
+}

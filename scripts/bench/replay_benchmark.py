@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Replay throughput benchmark (issue: core pipeline, "Measure and report").
+
+Generates (once) a recorded-event file of N HA messages, ~98 % unrelated
+entities and ~2 % printer entities, then in one run measures:
+  1. a parse-only baseline: Python orjson.loads on every line;
+  2. `printbridge replay` (release build), the full pipeline;
+  3. the same replay with the frame filter off (every line fully parsed),
+and checks 2 and 3 print byte-identical pushes. Prints messages/s, peak RSS
+and the pipeline / baseline ratio (target: >= 4x).
+
+usage: python3 scripts/bench/replay_benchmark.py [--messages N] [--workdir DIR] [--skip-build]
+"""
+import argparse
+import filecmp
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+TARGET_RATIO = 4.0
+
+
+def ensure_orjson():
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "orjson"])
+
+
+def run_child(cmd, stdout=subprocess.DEVNULL):
+    """Runs cmd; returns its stderr. (Each contender reports its own peak RSS,
+    VmHWM: ru_maxrss of a child would include this Python process's.)"""
+    return subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, text=True, check=True).stderr
+
+
+def replay_stats(stderr):
+    match = re.search(r"replay: (\d+) lines in ([\d.]+) s \((\d+) messages/s\).*?(\d+) skipped unparsed, (\d+) parsed"
+                      r".*?(\d+) pushes; peak RSS ([\d.]+) MiB", stderr, re.S)
+    if not match:
+        sys.exit("could not read replay --stats output:\n" + stderr)
+    lines, seconds, rate, skipped, parsed, pushes, rss = match.groups()
+    return {"lines": int(lines), "seconds": float(seconds), "rate": int(rate), "skipped": int(skipped),
+            "parsed": int(parsed), "pushes": int(pushes), "rss": float(rss)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--workdir", default="/tmp/printbridge-bench")
+    parser.add_argument("--skip-build", action="store_true")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+
+    if not args.skip_build:
+        subprocess.check_call(["swift", "build", "-c", "release", "--product", "printbridge"], cwd=ROOT,
+                              stdout=subprocess.DEVNULL)
+    binary = os.path.join(ROOT, ".build", "release", "printbridge")
+    events = os.path.join(args.workdir, f"events-{args.messages}.jsonl")
+    if not os.path.exists(events):
+        print(f"generating {args.messages} messages into {events} ...", file=sys.stderr)
+        subprocess.check_call([sys.executable, os.path.join(HERE, "generate_events.py"), events,
+                               "--messages", str(args.messages)])
+    ensure_orjson()
+    size_mib = os.path.getsize(events) / 1048576
+
+    # Warm the page cache so every contender reads from memory.
+    with open(events, "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+    base_out = subprocess.run([sys.executable, os.path.join(HERE, "orjson_baseline.py"), events],
+                              capture_output=True, text=True, check=True)
+    base_lines, base_seconds, base_rss = base_out.stdout.split()
+    base_rate = int(base_lines) / float(base_seconds)
+    base_rss = float(base_rss)
+
+    filtered_out = os.path.join(args.workdir, "pushes-filtered.jsonl")
+    full_out = os.path.join(args.workdir, "pushes-full-parse.jsonl")
+    with open(filtered_out, "w") as out:
+        stderr = run_child([binary, "replay", events, "--stats"], stdout=out)
+    fast = replay_stats(stderr)
+    with open(full_out, "w") as out:
+        stderr = run_child([binary, "replay", events, "--stats", "--no-frame-filter"], stdout=out)
+    full = replay_stats(stderr)
+    identical = filecmp.cmp(filtered_out, full_out, shallow=False)
+
+    ratio = fast["rate"] / base_rate
+    print(f"input: {fast['lines']} messages, {size_mib:.0f} MiB; {fast['parsed']} parsed "
+          f"({100 * fast['parsed'] / fast['lines']:.1f} %), {fast['skipped']} skipped unparsed")
+    print(f"{'contender':<38}{'messages/s':>12}{'seconds':>10}{'peak RSS':>12}")
+    print(f"{'orjson.loads per line (parse only)':<38}{base_rate:>12,.0f}{float(base_seconds):>10.2f}{base_rss:>9.1f} MiB")
+    print(f"{'printbridge replay (full pipeline)':<38}{fast['rate']:>12,}{fast['seconds']:>10.2f}{fast['rss']:>9.1f} MiB")
+    print(f"{'printbridge replay --no-frame-filter':<38}{full['rate']:>12,}{full['seconds']:>10.2f}{full['rss']:>9.1f} MiB")
+    print(f"pushes: {fast['pushes']}; identical with and without the frame filter: {'yes' if identical else 'NO'}")
+    print(f"pipeline / parse-only baseline: {ratio:.1f}x (target >= {TARGET_RATIO:.0f}x): "
+          f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}")
+    if not identical:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -56,8 +56,21 @@ enum StandardStreams {
         writer.flush()
     }
 
-    /// Peak resident set size of this process in bytes.
+    /// Peak resident set size of this process in bytes: VmHWM from
+    /// /proc/self/status (getrusage's ru_maxrss survives exec, so a process
+    /// started from a large parent would report the parent's peak).
     static func peakRSSBytes() -> Int {
+        if let file = fopen("/proc/self/status", "r") {
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 256)
+            while fgets(&line, Int32(line.count), file) != nil {
+                let text = String(cString: line)
+                if text.hasPrefix("VmHWM:") {
+                    let digits = text.filter(\.isNumber)
+                    if let kib = Int(digits) { return kib * 1024 }
+                }
+            }
+        }
         var usage = rusage()
         #if os(Linux)
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)

@@ -81,3 +81,22 @@ import Testing
         #expect(german.match(entityID: "sensor.p1s_print_status") == EntityMatch(prefix: "p1s", field: .status))
     }
 }
+
+@Suite struct EntityMatcherEdgeTests {
+    @Test func emptySuffixesNeverClaimEveryEntity() {
+        let matcher = EntityMatcher(map: EntitySuffixMap(suffixes: [.status: ["", "_", "_state"]]))
+        #expect(matcher.match(entityID: "light.kitchen") == nil)
+        #expect(matcher.match(entityID: "sensor.octo_state") == EntityMatch(prefix: "octo", field: .status))
+    }
+}
+
+@Suite struct ShortSuffixTests {
+    @Test(arguments: ["_st", "_state", "_status", "_printst", "_progress"])
+    func suffixesOfEveryLengthMatch(suffix: String) {
+        let matcher = EntityMatcher(map: EntitySuffixMap(suffixes: [.status: [suffix]]))
+        #expect(matcher.match(entityID: "sensor.printer\(suffix)") == EntityMatch(prefix: "printer", field: .status))
+        #expect(matcher.match(entityID: "sensor.printer\(suffix)x") == nil)
+        let relevant = Array("sensor.printer\(suffix)".utf8).withUnsafeBytes { matcher.isRelevant(entityID: $0) }
+        #expect(relevant)
+    }
+}

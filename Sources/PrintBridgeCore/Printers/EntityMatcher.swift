@@ -36,10 +36,11 @@ public struct EntityMatcher: Sendable {
     public init(map: EntitySuffixMap = .haBambulab) {
         self.map = map
         var rules: [SuffixRule] = []
+        // A suffix must name something: "" or "_" would claim every entity.
         for (field, suffixes) in map.suffixes {
-            for suffix in suffixes { rules.append(Self.rule(suffix, field: field)) }
+            for suffix in suffixes where suffix.utf8.count > 1 { rules.append(Self.rule(suffix, field: field)) }
         }
-        for suffix in map.ignoredSuffixes { rules.append(Self.rule(suffix, field: nil)) }
+        for suffix in map.ignoredSuffixes where suffix.utf8.count > 1 { rules.append(Self.rule(suffix, field: nil)) }
         rules.sort { $0.bytes.count > $1.bytes.count || ($0.bytes.count == $1.bytes.count && $0.bytes.lexicographicallyPrecedes($1.bytes)) }
         self.rules = rules
         var byKey: [String: PrinterField] = [:]
@@ -55,12 +56,14 @@ public struct EntityMatcher: Sendable {
         return SuffixRule(bytes: bytes, tail: tail, tailMask: mask, field: field)
     }
 
-    /// The last min(8, count) bytes ending at `count`, packed little-endian, and the mask covering them.
+    /// The last min(8, count) bytes ending at `count`, the very last byte in the
+    /// lowest bits (so a shorter suffix's word lines up with any longer id's),
+    /// and the mask covering them.
     private static func tailWord(_ buffer: UnsafeRawBufferPointer, count: Int) -> (UInt64, UInt64) {
         let n = min(8, count)
         var word: UInt64 = 0
         for i in 0..<n {
-            word |= UInt64(buffer[count - n + i]) << (8 * UInt64(i))
+            word |= UInt64(buffer[count - 1 - i]) << (8 * UInt64(i))
         }
         let mask: UInt64 = n == 8 ? ~0 : (1 << (8 * UInt64(n))) - 1
         return (word, mask)

@@ -21,7 +21,7 @@ import Testing
         case .haOriginal:
             return source
         case .sortedKeys:
-            out = try lines.map { encodeJSON(try JSONParser.parse($0)) }
+            out = try lines.map { JSONText.encode(try JSONParser.parse($0)) }
         case .spaced:
             out = try lines.map { spaced(try JSONParser.parse($0)) }
         case .coalesced:
@@ -40,7 +40,7 @@ import Testing
         case .object(let members):
             return "{ " + members.sorted { $0.key > $1.key }.map { JSONText.quoted($0.key) + " : " + spaced($0.value) }
                 .joined(separator: ", ") + " }"
-        default: return encodeJSON(value)
+        default: return JSONText.encode(value)
         }
     }
 

@@ -67,7 +67,7 @@ import Testing
             let json = try JSONParser.parse(push.payload)
             let contentState = try #require(json["aps"]?["content-state"])
             let state = try JSONDecoder().decode(
-                PrinterActivityAttributes.ContentState.self, from: Data(encodeJSON(contentState).utf8))
+                PrinterActivityAttributes.ContentState.self, from: Data(JSONText.encode(contentState).utf8))
             #expect((0...100).contains(state.progress))
             #expect(["running", "paused", "complete", "failed", "cancelled"].contains(state.status))
             #expect(json["aps"]?["timestamp"]?.intValue != nil && json["aps"]?["stale-date"]?.intValue != nil)
@@ -79,17 +79,4 @@ import Testing
 
 extension Push {
     var json: JSONValue { (try? JSONParser.parse(payload)) ?? .null }
-}
-
-func encodeJSON(_ value: JSONValue) -> String {
-    switch value {
-    case .null: return "null"
-    case .bool(let flag): return flag ? "true" : "false"
-    case .number(let number): return number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
-    case .string(let text): return JSONText.quoted(text)
-    case .array(let elements): return "[" + elements.map(encodeJSON).joined(separator: ",") + "]"
-    case .object(let members):
-        return "{" + members.sorted { $0.key < $1.key }.map { JSONText.quoted($0.key) + ":" + encodeJSON($0.value) }
-            .joined(separator: ",") + "}"
-    }
 }

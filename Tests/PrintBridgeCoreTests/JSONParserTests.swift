@@ -61,3 +61,12 @@ import Testing
         #expect(JSONText.object([("x", "1"), ("y", JSONText.quoted("z"))]) == #"{"x":1,"y":"z"}"#)
     }
 }
+
+@Suite struct JSONTextTests {
+    @Test func encodeRoundTripsWithSortedKeys() throws {
+        let text = #"{"b":[1,2.5,-3,true,null,"x\"y"],"a":{"z":{},"y":[]}}"#
+        let encoded = JSONText.encode(try JSONParser.parse(text))
+        #expect(encoded == #"{"a":{"y":[],"z":{}},"b":[1,2.5,-3,true,null,"x\"y"]}"#)
+        #expect(try JSONParser.parse(encoded) == JSONParser.parse(text))
+    }
+}

@@ -82,7 +82,7 @@ import Testing
         let json = try JSONParser.parse(bytes)
         let contentState = try #require(json["aps"]?["content-state"])
         let decoded = try JSONDecoder().decode(
-            PrinterActivityAttributes.ContentState.self, from: Data(encodeJSON(contentState).utf8))
+            PrinterActivityAttributes.ContentState.self, from: Data(JSONText.encode(contentState).utf8))
         #expect(decoded == state)
     }
 
@@ -93,21 +93,7 @@ import Testing
         let bytes = try LiveActivityPayload.start(state, attributes: attributes, at: now, staleAfter: 900).encoded()
         let json = try JSONParser.parse(bytes)
         let decoded = try JSONDecoder().decode(
-            PrinterActivityAttributes.self, from: Data(encodeJSON(try #require(json["aps"]?["attributes"])).utf8))
+            PrinterActivityAttributes.self, from: Data(JSONText.encode(try #require(json["aps"]?["attributes"])).utf8))
         #expect(decoded == attributes)
-    }
-}
-
-/// Minimal JSON writer for re-encoding a parsed subtree in tests.
-func encodeJSON(_ value: JSONValue) -> String {
-    switch value {
-    case .null: return "null"
-    case .bool(let flag): return flag ? "true" : "false"
-    case .number(let number): return number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)
-    case .string(let text): return JSONText.quoted(text)
-    case .array(let elements): return "[" + elements.map(encodeJSON).joined(separator: ",") + "]"
-    case .object(let members):
-        return "{" + members.sorted { $0.key < $1.key }.map { JSONText.quoted($0.key) + ":" + encodeJSON($0.value) }
-            .joined(separator: ",") + "}"
     }
 }

@@ -26,4 +26,21 @@ public enum JSONText {
     public static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { quoted($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
+
+    /// A parsed value written back as compact JSON, object keys sorted (stable
+    /// output). Whole numbers print without a fraction, as HA writes them.
+    public static func encode(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .number(let number):
+            if let int = value.intValue { return String(int) }
+            return String(number)
+        case .string(let text): return quoted(text)
+        case .array(let elements): return "[" + elements.map(encode).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{" + members.sorted { $0.key < $1.key }.map { quoted($0.key) + ":" + encode($0.value) }
+                .joined(separator: ",") + "}"
+        }
+    }
 }

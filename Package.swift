@@ -33,6 +33,9 @@ let package = Package(
         // Pure core: HA message model, matching, cache, planning, payloads. No C, no I/O.
         .target(name: "PrintBridgeCore", dependencies: ["PrinterActivityContent"]),
 
+        // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 over libcurl multi.
+        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"]),
+
         // Recorded-event files: reading, replaying through the core, printing pushes.
         .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
 
@@ -44,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries",
+                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -54,6 +57,10 @@ let package = Package(
         .testTarget(
             name: "EventReplayTests",
             dependencies: ["EventReplay", "PrintBridgeCore", "PrinterActivityContent"]),
+        .testTarget(
+            name: "APNsClientTests",
+            dependencies: ["APNsClient", "PrintBridgeCore", "PrinterActivityContent"],
+            exclude: ["MockAPNs"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries"]),

@@ -64,7 +64,7 @@ enum StandardStreams {
             defer { fclose(file) }
             var line = [CChar](repeating: 0, count: 256)
             while fgets(&line, Int32(line.count), file) != nil {
-                let text = String(cString: line)
+                let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
                 if text.hasPrefix("VmHWM:") {
                     let digits = text.filter(\.isNumber)
                     if let kib = Int(digits) { return kib * 1024 }

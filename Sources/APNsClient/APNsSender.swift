@@ -1,0 +1,153 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PrintBridgeCore
+import Synchronization
+
+/// Sends pushes to APNs and handles every answer the way Apple documents.
+///
+/// - 200: delivered, with the `apns-id`.
+/// - 410 Unregistered / ExpiredToken: rejected; the token is dead (`onTokenRejected(.remove)`).
+/// - 400 BadDeviceToken / DeviceTokenNotForTopic: rejected; the token is
+///   disabled (`.disable`): usually the wrong environment or bundle id.
+/// - 403 ExpiredProviderToken: a new provider token, one more try.
+/// - 429, 500, 503 and lost connections: retried with exponential back-off
+///   and jitter, a bounded number of times.
+/// - 413 and any other 4xx: rejected with Apple's reason, not retried.
+public final class APNsSender: PushSender {
+    public typealias TokenRejection = @Sendable (Push, PushOutcome.TokenAction, String) -> Void
+
+    public let configuration: APNsConfiguration
+    private let client: CurlHTTP2Client
+    private let tokens: Mutex<ProviderTokenCache>
+    private let clock: any EpochClock
+    private let retry: RetryPolicy
+    private let sleep: @Sendable (Double) async -> Void
+    private let onTokenRejected: TokenRejection
+
+    public init(
+        configuration: APNsConfiguration, key: APNsSigningKey, client: CurlHTTP2Client? = nil,
+        clock: any EpochClock = SystemClock(), retry: RetryPolicy = .init(), tokenPolicy: ProviderTokenPolicy = .init(),
+        sleep: @escaping @Sendable (Double) async -> Void = { seconds in
+            try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+        },
+        onTokenRejected: @escaping TokenRejection = { _, _, _ in }
+    ) {
+        self.configuration = configuration
+        self.client = client ?? CurlHTTP2Client(options: .init(caFile: configuration.caFile))
+        tokens = Mutex(ProviderTokenCache(teamID: configuration.teamID, keyID: configuration.keyID, key: key, policy: tokenPolicy))
+        self.clock = clock
+        self.retry = retry
+        self.sleep = sleep
+        self.onTokenRejected = onTokenRejected
+    }
+
+    /// Loads the key named in `configuration` and makes a sender.
+    public convenience init(configuration: APNsConfiguration, clock: any EpochClock = SystemClock()) throws(APNsSigningKey.LoadError) {
+        self.init(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath), clock: clock)
+    }
+
+    /// Provider tokens made so far.
+    public var providerTokenRenewals: Int { tokens.withLock { $0.renewals } }
+
+    /// Stops the connection after letting pushes in flight finish (bounded).
+    public func shutdown(grace: Double = 5) {
+        client.shutdown(grace: grace)
+    }
+
+    public func send(_ push: Push) async -> PushOutcome {
+        let apnsID = UUID().uuidString.lowercased()
+        var attempts = 0
+        var renewedForExpiry = false
+        var lastProblem = "no attempt made"
+        while attempts < retry.maximumAttempts {
+            attempts += 1
+            guard let jwt = tokens.withLock({ $0.token(at: clock.now()) }) else {
+                return .gaveUp(reason: "could not sign the provider token with the APNs key", attempts: attempts)
+            }
+            let response: HTTP2Response
+            do {
+                response = try await client.send(request(for: push, apnsID: apnsID, jwt: jwt))
+            } catch let error as HTTP2TransportError {
+                if error.isShutdown { return .gaveUp(reason: "sender shut down", attempts: attempts) }
+                lastProblem = "connection: \(error.message)"
+                await backOff(after: attempts)
+                continue
+            } catch {
+                lastProblem = "\(error)"
+                await backOff(after: attempts)
+                continue
+            }
+            let reason = Self.reason(in: response)
+            switch response.status {
+            case 200:
+                return .delivered(apnsID: response.headers["apns-id"] ?? apnsID)
+            case 410:
+                onTokenRejected(push, .remove, reason)
+                return .rejected(status: 410, reason: reason, tokenAction: .remove)
+            case 400 where reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic":
+                onTokenRejected(push, .disable, reason)
+                return .rejected(status: 400, reason: reason, tokenAction: .disable)
+            case 403 where reason == "ExpiredProviderToken":
+                if !renewedForExpiry, tokens.withLock({ $0.renewAfterExpiry(at: clock.now()) }) != nil {
+                    renewedForExpiry = true
+                    attempts -= 1  // the retry with a fresh token is not a failure of the push
+                    continue
+                }
+                return .rejected(status: 403, reason: reason, tokenAction: nil)
+            case 429, 500, 503:
+                lastProblem = "\(response.status) \(reason)"
+                await backOff(after: attempts)
+            default:
+                return .rejected(status: response.status, reason: reason, tokenAction: nil)
+            }
+        }
+        return .gaveUp(reason: lastProblem, attempts: attempts)
+    }
+
+    private func backOff(after attempt: Int) async {
+        guard attempt < retry.maximumAttempts else { return }
+        await sleep(retry.delay(afterAttempt: attempt, random: Double.random(in: 0...1)))
+    }
+
+    /// The HTTP/2 request for a push: path, APNs headers, payload.
+    func request(for push: Push, apnsID: String, jwt: String) -> HTTP2Request {
+        var headers: [(String, String)] = [
+            ("authorization", "bearer " + jwt),
+            ("apns-push-type", push.kind.rawValue),
+            ("apns-topic", push.topic),
+            ("apns-priority", String(push.priority)),
+            ("apns-expiration", String(max(0, push.expiration.wholeSeconds))),
+            ("apns-id", apnsID),
+        ]
+        if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        return HTTP2Request(url: configuration.endpoint + "/3/device/" + push.token, headers: headers, body: push.payload)
+    }
+
+    /// Apple's reason from an error body ({"reason": "…"}), or the status text.
+    static func reason(in response: HTTP2Response) -> String {
+        if response.status == 200 { return "" }
+        if let json = try? JSONParser.parse(response.body), let reason = json["reason"]?.stringValue { return reason }
+        return "HTTP \(response.status)"
+    }
+
+    /// What a user should check for a rejection reason.
+    public static func advice(for reason: String) -> String? {
+        switch reason {
+        case "BadDeviceToken", "DeviceTokenNotForTopic":
+            return "the token belongs to another APNs environment (check APNS_PRODUCTION) or another app (APNS_BUNDLE_ID)"
+        case "Unregistered", "ExpiredToken":
+            return "the app was removed or the token replaced; the token is deleted"
+        case "InvalidProviderToken", "MissingProviderToken":
+            return "check APNS_TEAM_ID, APNS_KEY_ID and that the key belongs to that team"
+        case "ExpiredProviderToken":
+            return "check this machine's clock"
+        case "TopicDisallowed", "BadTopic":
+            return "check APNS_BUNDLE_ID and that the key may send to it"
+        default:
+            return nil
+        }
+    }
+}

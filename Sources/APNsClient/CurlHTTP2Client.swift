@@ -1,0 +1,276 @@
+import CCurl
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One HTTP/2 POST to make.
+public struct HTTP2Request: Sendable {
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(url: String, headers: [(String, String)], body: [UInt8]) {
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What the server answered.
+public struct HTTP2Response: Sendable, Hashable {
+    public var status: Int
+    /// Lower-cased header names.
+    public var headers: [String: String]
+    public var body: [UInt8]
+    /// Whether this request opened a new connection (0 when it was multiplexed on one).
+    public var newConnections: Int
+}
+
+/// A request that never got an HTTP answer.
+public struct HTTP2TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var code: Int
+    public var message: String
+    /// The client was shut down before the request finished.
+    public var isShutdown: Bool { code == -1 }
+    public var description: String { "transport error \(code): \(message)" }
+
+    static let shutdown = HTTP2TransportError(code: -1, message: "client shut down")
+}
+
+/// HTTP/2 client on libcurl's multi interface: requests multiplexed as
+/// streams on one long-lived TLS connection (ALPN h2, TLS 1.2+), reopened by
+/// libcurl when the server closes it.
+///
+/// All libcurl state lives on one dedicated thread. Callers only append to a
+/// locked queue and wake that thread with `curl_multi_wakeup`; answers come
+/// back through continuations.
+public final class CurlHTTP2Client: @unchecked Sendable {
+    // @unchecked Sendable: `multi` and every transfer are touched only by the
+    // loop thread; `shared` (the submission queue and flags) is behind a Mutex;
+    // `options` is immutable.
+    public struct Options: Sendable {
+        /// A CA bundle to trust instead of the system's (a local test server).
+        public var caFile: String?
+        public var connectTimeout: Double = 10
+        public var requestTimeout: Double = 30
+        public init(caFile: String? = nil) { self.caFile = caFile }
+    }
+
+    private struct Submission {
+        var request: HTTP2Request
+        var continuation: CheckedContinuation<HTTP2Response, any Error>
+    }
+
+    private struct Shared {
+        var queue: [Submission] = []
+        var stopping = false
+        var stopDeadline: Double = 0
+    }
+
+    private let options: Options
+    private let multi: UnsafeMutableRawPointer
+    private let shared = Mutex(Shared())
+    private var thread = pthread_t()
+    private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
+    private let finished = Mutex(false)
+
+    public init(options: Options = .init()) {
+        self.options = options
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        multi = curl_multi_init()
+        _ = pb_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        // One connection per host: further requests wait for a stream on it.
+        _ = pb_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+        _ = pb_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(&thread, nil, { context in
+            let client = Unmanaged<CurlHTTP2Client>.fromOpaque(context!).takeRetainedValue()
+            client.run()
+            return nil
+        }, context)
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
+    /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
+    public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
+        try await withCheckedThrowingContinuation { continuation in
+            let accepted = shared.withLock { state -> Bool in
+                guard !state.stopping else { return false }
+                state.queue.append(Submission(request: request, continuation: continuation))
+                return true
+            }
+            if accepted {
+                curl_multi_wakeup(multi)
+            } else {
+                continuation.resume(throwing: HTTP2TransportError.shutdown)
+            }
+        }
+    }
+
+    /// Stops taking requests, lets those in flight finish for up to `grace`
+    /// seconds, fails the rest, and ends the thread.
+    public func shutdown(grace: Double = 5) {
+        let already = shared.withLock { state -> Bool in
+            let was = state.stopping
+            state.stopping = true
+            state.stopDeadline = monotonicNow() + grace
+            return was
+        }
+        curl_multi_wakeup(multi)
+        if !already { pthread_join(thread, nil) }
+    }
+
+    // MARK: - The loop thread
+
+    private func run() {
+        while true {
+            let (submissions, stopping, deadline) = shared.withLock { state in
+                let queue = state.queue
+                state.queue.removeAll()
+                return (queue, state.stopping, state.stopDeadline)
+            }
+            for submission in submissions { start(submission) }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            if stopping && (transfers.isEmpty || monotonicNow() >= deadline) { break }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for (handle, transfer) in transfers {
+            curl_multi_remove_handle(multi, handle)
+            transfer.finish(.failure(HTTP2TransportError.shutdown))
+            curl_easy_cleanup(handle)
+        }
+        transfers.removeAll()
+        // Requests that raced the shutdown.
+        let late = shared.withLock { state in
+            let queue = state.queue
+            state.queue.removeAll()
+            return queue
+        }
+        for submission in late { submission.continuation.resume(throwing: HTTP2TransportError.shutdown) }
+    }
+
+    private func start(_ submission: Submission) {
+        guard let handle = curl_easy_init() else {
+            submission.continuation.resume(throwing: HTTP2TransportError(code: -2, message: "curl_easy_init failed"))
+            return
+        }
+        let transfer = Transfer(continuation: submission.continuation)
+        let request = submission.request
+        for (name, value) in request.headers {
+            transfer.headerList = curl_slist_append(transfer.headerList, "\(name): \(value)")
+        }
+        let userData = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_URL, request.url)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.requestTimeout * 1000))
+        if let caFile = options.caFile { _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_CAINFO, caFile) }
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, transfer.headerList)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_POST, 1)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+        request.body.withUnsafeBytes { _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+        _ = pb_curl_easy_setopt_func(handle, CURLOPT_WRITEFUNCTION, { data, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let length = size * count
+            if let data { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
+            return length
+        })
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, userData)
+        _ = pb_curl_easy_setopt_func(handle, CURLOPT_HEADERFUNCTION, { data, size, count, user in
+            let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
+            let length = size * count
+            if let data { transfer.addHeaderLine(UnsafeRawBufferPointer(start: data, count: length)) }
+            return length
+        })
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, userData)
+        transfer.errorBuffer.withUnsafeMutableBufferPointer {
+            _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, $0.baseAddress)
+        }
+        transfers[handle] = transfer
+        curl_multi_add_handle(multi, handle)
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                let transfer = transfers.removeValue(forKey: handle)
+            else { continue }
+            let code = message.pointee.data.result
+            var status = 0
+            var connects = 0
+            _ = pb_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            _ = pb_curl_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
+            curl_multi_remove_handle(multi, handle)
+            if code == CURLE_OK {
+                transfer.finish(.success(HTTP2Response(
+                    status: status, headers: transfer.headers, body: transfer.body, newConnections: connects)))
+            } else {
+                let detail = transfer.errorText
+                let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+                transfer.finish(.failure(HTTP2TransportError(code: Int(code.rawValue), message: message)))
+            }
+            curl_easy_cleanup(handle)
+        }
+    }
+}
+
+/// One request in flight: what libcurl's callbacks fill in, owned by the loop thread.
+private final class Transfer {
+    let continuation: CheckedContinuation<HTTP2Response, any Error>
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var headers: [String: String] = [:]
+    var body: [UInt8] = []
+    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    private var done = false
+
+    init(continuation: CheckedContinuation<HTTP2Response, any Error>) {
+        self.continuation = continuation
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+    }
+
+    var errorText: String { errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
+
+    /// "name: value\r\n" → headers[name] = value. A new status line (a retried
+    /// or informational response) starts over.
+    func addHeaderLine(_ line: UnsafeRawBufferPointer) {
+        let text = String(decoding: line, as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            headers.removeAll()
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { return }
+        let name = text[..<colon].lowercased()
+        var value = text[text.index(after: colon)...]
+        // "\r\n" is one Character in Swift: compare by whitespace, not by code unit.
+        while let first = value.first, first.isWhitespace { value.removeFirst() }
+        while let last = value.last, last.isWhitespace { value.removeLast() }
+        headers[name] = String(value)
+    }
+
+    func finish(_ result: Result<HTTP2Response, any Error>) {
+        guard !done else { return }
+        done = true
+        continuation.resume(with: result)
+    }
+}
+
+func monotonicNow() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}

@@ -1,0 +1,49 @@
+/// Anything that takes pushes the planner made: the APNs sender, the
+/// dry-run printer. One method, so transports stay at the edges.
+public protocol PushSender: Sendable {
+    /// Delivers one push and says how it ended. Never throws: every push
+    /// ends as delivered, rejected or given up, with the reason.
+    func send(_ push: Push) async -> PushOutcome
+}
+
+/// How a push ended.
+public enum PushOutcome: Hashable, Sendable, CustomStringConvertible {
+    /// APNs accepted it (HTTP 200), with the `apns-id` it answered.
+    case delivered(apnsID: String)
+    /// APNs refused it for good; `tokenAction` says what the token deserves.
+    case rejected(status: Int, reason: String, tokenAction: TokenAction?)
+    /// Retries ran out (or could not be made); nothing more will be tried.
+    case gaveUp(reason: String, attempts: Int)
+
+    /// What to do with a token APNs refused.
+    public enum TokenAction: String, Hashable, Sendable {
+        /// 410 Unregistered / ExpiredToken: the token is dead, delete it.
+        case remove
+        /// 400 BadDeviceToken / DeviceTokenNotForTopic: keep it but stop using it
+        /// (usually the sandbox/production environment is wrong).
+        case disable
+    }
+
+    public var isDelivered: Bool {
+        if case .delivered = self { return true }
+        return false
+    }
+
+    /// `delivered`, `rejected` or `gave_up`, for logs and output.
+    public var name: String {
+        switch self {
+        case .delivered: return "delivered"
+        case .rejected: return "rejected"
+        case .gaveUp: return "gave_up"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .delivered(let id): return "delivered (apns-id \(id))"
+        case .rejected(let status, let reason, let action):
+            return "rejected \(status) \(reason)" + (action.map { " (token: \($0.rawValue))" } ?? "")
+        case .gaveUp(let reason, let attempts): return "gave up after \(attempts) attempt(s): \(reason)"
+        }
+    }
+}

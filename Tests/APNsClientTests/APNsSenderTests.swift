@@ -1,0 +1,255 @@
+import APNsClient
+import Foundation
+import PrintBridgeCore
+import Testing
+
+/// The sender against a real HTTP/2 TLS server that checks requests as Apple does.
+@Suite(.serialized) struct APNsSenderTests {
+    let server: MockAPNsServer
+    let sleeps = SleepRecorder()
+    let rejections = RejectionRecorder()
+    let sender: APNsSender
+
+    init() throws {
+        server = try MockAPNsServer()
+        sender = APNsSender(
+            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), sleep: sleeps.sleep,
+            onTokenRejected: rejections.callback)
+    }
+
+    @Test func anAlertAndALiveActivityPushAreAccepted() async throws {
+        let alert = await sender.send(alertPush(to: token("ab", 1)))
+        let activity = await sender.send(liveActivityPush(to: token("cd", 1)))
+        guard case .delivered(let id) = alert else { Issue.record("alert: \(alert)"); return }
+        #expect(id.count == 36 && id == id.lowercased(), "apns-id \(id)")
+        #expect(activity.isDelivered, "\(activity)")
+        #expect(try server.stat("requests") == 2)
+        #expect(sleeps.recorded.isEmpty)
+    }
+
+    @Test func theServerRejectsWhatAppleWould() async throws {
+        let wrongTopic = await sender.send(alertPush(to: token("ab", 2), bundle: "com.example.Other"))
+        #expect(wrongTopic == .rejected(status: 400, reason: "BadTopic", tokenAction: nil))
+        var tooBig = alertPush(to: token("ab", 3))
+        tooBig.payload = Array(#"{"aps":{"alert":"\#(String(repeating: "x", count: 5000))"}}"#.utf8)
+        #expect(await sender.send(tooBig) == .rejected(status: 413, reason: "PayloadTooLarge", tokenAction: nil))
+        #expect(sleeps.recorded.isEmpty, "4xx are not retried")
+    }
+
+    @Test func unregisteredTokensAreRemoved() async {
+        let push = alertPush(to: token("feed410f"))
+        #expect(await sender.send(push) == .rejected(status: 410, reason: "Unregistered", tokenAction: .remove))
+        #expect(rejections.recorded.map(\.0) == [push.token])
+        #expect(rejections.recorded.first?.1 == .remove)
+    }
+
+    @Test func badDeviceTokensAreDisabledWithAdvice() async {
+        #expect(await sender.send(alertPush(to: token("feed400f"))) == .rejected(status: 400, reason: "BadDeviceToken", tokenAction: .disable))
+        #expect(await sender.send(alertPush(to: token("feed4001f"))) == .rejected(status: 400, reason: "DeviceTokenNotForTopic", tokenAction: .disable))
+        #expect(rejections.recorded.map(\.1) == [.disable, .disable])
+        #expect(APNsSender.advice(for: "BadDeviceToken")?.contains("APNS_PRODUCTION") == true)
+    }
+
+    @Test func throttlingAndServerErrorsAreRetriedWithGrowingWaits() async {
+        #expect(await sender.send(alertPush(to: token("feed4292"))).isDelivered, "429 twice, then 200")
+        #expect(await sender.send(alertPush(to: token("feed5001"))).isDelivered)
+        #expect(await sender.send(alertPush(to: token("feed5031"))).isDelivered)
+        let waits = sleeps.recorded
+        #expect(waits.count == 4)
+        #expect(waits[0] >= 0.25 && waits[0] <= 0.5)
+        #expect(waits[1] >= 0.5 && waits[1] <= 1.0, "doubled")
+    }
+
+    @Test func retriesAreBounded() async {
+        let outcome = await sender.send(alertPush(to: token("feed500f")))
+        #expect(outcome == .gaveUp(reason: "500 InternalServerError", attempts: 5))
+        #expect(sleeps.recorded.count == 4, "no wait after the last attempt")
+    }
+
+    @Test func otherClientErrorsAreNotRetried() async throws {
+        #expect(await sender.send(alertPush(to: token("feed413f"))) == .rejected(status: 413, reason: "PayloadTooLarge", tokenAction: nil))
+        #expect(sleeps.recorded.isEmpty)
+        #expect(rejections.recorded.isEmpty)
+    }
+
+    @Test func anExpiredProviderTokenIsRenewedOnceAndRetried() async throws {
+        // The first provider token is fresh; renewing it at once would be refused by
+        // Apple, so with the default policy the push is rejected, not looped.
+        #expect(await sender.send(alertPush(to: token("feed4031"))) == .rejected(status: 403, reason: "ExpiredProviderToken", tokenAction: nil))
+        // A policy that allows renewing now: new token, one more try, delivered.
+        let renewing = APNsSender(
+            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
+            tokenPolicy: ProviderTokenPolicy(renewAfter: 3000, minimumAge: 0), sleep: sleeps.sleep)
+        #expect(await renewing.send(alertPush(to: token("feed4031", 7))).isDelivered)
+        #expect(renewing.providerTokenRenewals == 2)
+        #expect(await renewing.send(alertPush(to: token("feed403f", 8))) == .rejected(status: 403, reason: "ExpiredProviderToken", tokenAction: nil), "renewed once, not forever")
+    }
+}
+
+@Suite(.serialized) struct APNsConnectionTests {
+    @Test func manyPushesShareOneMultiplexedConnection() async throws {
+        let server = try MockAPNsServer()
+        let sender = APNsSender(configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath))
+        let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
+            for index in 0..<200 {
+                // Answers take 0.2 s, so streams stay open while others are sent.
+                group.addTask { await sender.send(alertPush(to: token("de1a02", index))) }
+            }
+            return await group.reduce(into: [PushOutcome]()) { $0.append($1) }
+        }
+        let delivered = outcomes.filter(\.isDelivered).count
+        #expect(delivered == 200)
+        #expect(try server.stat("connections") == 1)
+        #expect(try server.stat("max_concurrent_streams") > 1, "streams were in flight together")
+        #expect((try server.stats()["jwts"] as? [String])?.count == 1, "one provider token for all")
+    }
+
+    @Test func aDroppedConnectionIsReopenedAndInFlightPushesRetried() async throws {
+        let server = try MockAPNsServer()
+        let sleeps = SleepRecorder()
+        let sender = APNsSender(
+            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), sleep: sleeps.sleep)
+        #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
+        // Slow pushes in flight while another push makes the server drop the connection.
+        async let slow1 = sender.send(alertPush(to: token("de1a05", 1)))
+        async let slow2 = sender.send(alertPush(to: token("de1a05", 2)))
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let dropped = await sender.send(alertPush(to: token("dead1")))
+        let (first, second) = await (slow1, slow2)
+        #expect(dropped.isDelivered, "\(dropped)")
+        #expect(first.isDelivered && second.isDelivered, "\(first) \(second)")
+        #expect(try server.stat("drops") == 1)
+        #expect(try server.stat("connections") == 2)
+        #expect(await sender.send(alertPush(to: token("ab", 2))).isDelivered)
+    }
+
+    @Test func aGoawayIsFollowedByATransparentReconnect() async throws {
+        let server = try MockAPNsServer()
+        let sender = APNsSender(
+            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), sleep: SleepRecorder().sleep)
+        #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
+        #expect(await sender.send(alertPush(to: token("90a41"))).isDelivered)
+        #expect(await sender.send(alertPush(to: token("ab", 2))).isDelivered)
+        #expect(try server.stat("goaways") == 1)
+        #expect(try server.stat("connections") == 2)
+    }
+
+    @Test func shutdownFailsNewPushesCleanly() async throws {
+        let server = try MockAPNsServer()
+        let sender = APNsSender(configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath))
+        #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
+        sender.shutdown(grace: 1)
+        #expect(await sender.send(alertPush(to: token("ab", 2))) == .gaveUp(reason: "sender shut down", attempts: 1))
+    }
+}
+
+@Suite struct ProviderTokenTests {
+    @Test func reusedFor50MinutesNeverRenewedWithin20() async throws {
+        let server = try MockAPNsServer(ignoreIAT: true)
+        let key = try APNsSigningKey(path: server.keyPath)
+        var cache = ProviderTokenCache(teamID: MockAPNsServer.teamID, keyID: MockAPNsServer.keyID, key: key)
+        let start = EpochTime(seconds: 1_795_165_200)
+        let issued = cache.token(at: start)
+        let first = try #require(issued)
+        let reused = cache.token(at: start + 49 * 60)
+        #expect(reused == first)
+        let early = cache.renewAfterExpiry(at: start + 10 * 60)
+        #expect(early == nil, "too soon for Apple")
+        let second = cache.token(at: start + 50 * 60)
+        #expect(second != nil && second != first)
+        #expect(cache.renewals == 2)
+        let later = cache.renewAfterExpiry(at: start + 71 * 60)
+        #expect(later != nil, "21 minutes later renewal is allowed")
+    }
+
+    @Test func theTokenHasTheDocumentedShape() throws {
+        let server = try MockAPNsServer(ignoreIAT: true)
+        var cache = ProviderTokenCache(teamID: "TEAMID1234", keyID: "KEYID56789", key: try APNsSigningKey(path: server.keyPath))
+        let issued = cache.token(at: EpochTime(seconds: 1_795_165_200.7))
+        let jwt = try #require(issued)
+        let parts = jwt.split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        func decode(_ part: String) -> String {
+            var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            return String(decoding: Data(base64Encoded: base64) ?? Data(), as: UTF8.self)
+        }
+        #expect(decode(parts[0]) == #"{"alg":"ES256","kid":"KEYID56789"}"#)
+        #expect(decode(parts[1]) == #"{"iss":"TEAMID1234","iat":1795165200}"#, "iat is a whole number")
+        #expect(!parts[2].contains("=") && !parts[2].contains("+") && !parts[2].contains("/"))
+        #expect(parts[2].count == 86, "64 bytes, unpadded")
+        #expect(Data(base64Encoded: parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "==")?.count == 64)
+    }
+
+    @Test func theSenderRenewsOnItsClockAndTheServerSeesIt() async throws {
+        let server = try MockAPNsServer(ignoreIAT: true)
+        let clock = ManualClock(EpochTime(seconds: 1_795_165_200))
+        let sender = APNsSender(
+            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), clock: clock)
+        #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
+        clock.advance(by: 30 * 60)
+        #expect(await sender.send(alertPush(to: token("ab", 2))).isDelivered)
+        #expect((try server.stats()["jwts"] as? [String])?.count == 1)
+        clock.advance(by: 21 * 60)
+        #expect(await sender.send(alertPush(to: token("ab", 3))).isDelivered)
+        #expect((try server.stats()["jwts"] as? [String])?.count == 2)
+        #expect(sender.providerTokenRenewals == 2)
+    }
+}
+
+@Suite struct APNsKeyAndConfigurationTests {
+    @Test func badKeysGiveOneClearErrorWithoutTheirContents() throws {
+        let server = try MockAPNsServer(ignoreIAT: true)
+        func message(_ path: String) -> String {
+            do {
+                _ = try APNsSigningKey(path: path)
+                return "loaded"
+            } catch { return error.description }
+        }
+        #expect(message(server.workdir + "/missing.p8").contains("cannot be read: No such file or directory"))
+        #expect(message(server.workdir).contains("cannot be read: it is a directory"))
+        #expect(message(server.workdir + "/bad-rsa.p8").contains("holds a RSA-2048 key; APNs token authentication needs an ES256 (P-256) key"))
+        #expect(message(server.workdir + "/bad-p384.p8").contains("holds a EC secp384r1 key"))
+        #expect(message(server.workdir + "/bad-garbage.p8").contains("is not a PEM-encoded PKCS#8 private key"))
+        #expect(message(server.workdir + "/ca.pem").contains("is not a PEM-encoded PKCS#8 private key"))
+        let keyText = try String(contentsOfFile: server.keyPath, encoding: .utf8)
+        let body = keyText.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
+        for path in ["/bad-rsa.p8", "/bad-garbage.p8", "/AuthKey_TEST.p8x"] {
+            #expect(!message(server.workdir + path).contains(body))
+            #expect(!message(server.workdir + path).contains("TUlTVElLRVNFQ1JFVA"))
+        }
+    }
+
+    @Test func theSeedsVariablesAreRead() throws {
+        let configuration = try APNsConfiguration.fromEnvironment([
+            "APNS_TEAM_ID": "TEAMID1234", "APNS_KEY_ID": "KEYID56789", "APNS_KEY_PATH": "/keys/AuthKey.p8",
+            "APNS_BUNDLE_ID": "com.samduncan.PrinterMonitor", "APNS_PRODUCTION": "true",
+        ])
+        #expect(configuration.environment == .production)
+        #expect(configuration.endpoint == "https://api.push.apple.com")
+        let sandbox = try APNsConfiguration.fromEnvironment([
+            "APNS_TEAM_ID": "TEAMID1234", "APNS_KEY_ID": "KEYID56789", "APNS_KEY_PATH": "/k.p8",
+            "APNS_BUNDLE_ID": "com.x.y", "APNS_BASE_URL": "https://127.0.0.1:8443/", "APNS_CA_FILE": "/ca.pem",
+        ])
+        #expect(sandbox.environment == .sandbox)
+        #expect(sandbox.endpoint == "https://127.0.0.1:8443")
+        #expect(sandbox.caFile == "/ca.pem")
+    }
+
+    @Test func everyProblemIsNamedInOneError() {
+        do {
+            _ = try APNsConfiguration.fromEnvironment([
+                "APNS_TEAM_ID": "team", "APNS_KEY_PATH": "/k.p8", "APNS_BUNDLE_ID": "nodots",
+                "APNS_PRODUCTION": "maybe", "APNS_BASE_URL": "http://insecure",
+            ])
+            Issue.record("accepted")
+        } catch {
+            let text = error.description
+            #expect(text.contains("APNS_KEY_ID not set"))
+            #expect(text.contains("APNS_PRODUCTION must be true or false"))
+            #expect(text.contains("APNS_TEAM_ID must be the 10-character Team ID"))
+            #expect(text.contains("APNS_BUNDLE_ID must be a bundle id"))
+            #expect(text.contains("APNS_BASE_URL must be an https:// URL"))
+        }
+    }
+}

@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""A mock APNs server for PrintBridge's tests and benchmark.
+
+HTTP/2 over TLS (ALPN h2) on 127.0.0.1, port 0. It checks every request the
+way Apple documents: path and device token, required headers and their
+values, topic against push type, payload JSON and size, and the provider
+token (ES256 signature against the test key, kid, iss, iat freshness).
+
+    mock_apns.py --workdir DIR [--team-id T] [--key-id K] [--bundle-id B]
+
+On start it writes into DIR (all throwaway, made fresh each run):
+  ca.pem, server.key         self-signed certificate for 127.0.0.1 / localhost
+  AuthKey_TEST.p8            the APNs signing key (PKCS#8, P-256) the client uses
+  bad-rsa.p8, bad-p384.p8, bad-garbage.p8   keys that must be refused
+and prints "PORT <n>" on stdout. It keeps DIR/stats.json current.
+
+Behaviour is chosen by the device token, so one server serves every test:
+  feedSSSN...   answer status SSS (410, 400, 429, 500, 503, 413, 403) the first N
+                times this token is seen (N hex digit, f = always), then 200;
+                the reason is Apple's for that status (410 Unregistered,
+                400 BadDeviceToken, 403 ExpiredProviderToken, 413
+                PayloadTooLarge, 429 TooManyRequests, 500
+                InternalServerError, 503 ServiceUnavailable)
+  feed4001N...  400 DeviceTokenNotForTopic
+  de1aNN...     answer after NN/10 seconds
+  90a4N...      the Nth time (hex digit) this token is seen: GOAWAY, then close
+  dead N...     the Nth time: drop the TCP connection without an answer
+anything else   200 with a fresh apns-id (or the client's)
+"""
+import argparse
+import base64
+import datetime
+import json
+import os
+import re
+import socket
+import ssl
+import sys
+import threading
+import time
+import uuid
+
+import h2.config
+import h2.connection
+import h2.events
+import h2.errors
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa, utils
+from cryptography.x509.oid import NameOID
+import ipaddress
+
+REASONS = {400: "BadDeviceToken", 403: "ExpiredProviderToken", 410: "Unregistered", 413: "PayloadTooLarge",
+           429: "TooManyRequests", 500: "InternalServerError", 503: "ServiceUnavailable"}
+PUSH_TYPES = {"alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
+              "pushtotalk", "widgets"}
+UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def b64url_decode(part):
+    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+
+class Stats:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.data = {"connections": 0, "requests": 0, "max_concurrent_streams": 0, "tokens_seen": {},
+                     "jwts": [], "rejected": [], "goaways": 0, "drops": 0}
+        self.write()
+
+    def update(self, fn):
+        with self.lock:
+            fn(self.data)
+            self.write()
+
+    def write(self):
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.data, f)
+        os.replace(tmp, self.path)
+
+
+class Server:
+    def __init__(self, args):
+        self.args = args
+        self.stats = Stats(os.path.join(args.workdir, "stats.json"))
+        self.counts = {}
+        self.count_lock = threading.Lock()
+        self.public_key = None
+        self.benchmark = args.benchmark
+
+    def seen(self, token):
+        with self.count_lock:
+            self.counts[token] = self.counts.get(token, 0) + 1
+            return self.counts[token]
+
+    # --- request checks, Apple's rules -------------------------------------------------
+    def check(self, headers, body, path):
+        method = headers.get(":method")
+        if method != "POST":
+            return 405, "MethodNotAllowed"
+        m = re.fullmatch(r"/3/device/([0-9a-fA-F]+)", path or "")
+        if not m:
+            return 404, "BadPath"
+        token = m.group(1)
+        if len(token) < 64 or len(token) % 2:
+            return 400, "BadDeviceToken"
+        reason = self.check_jwt(headers.get("authorization"))
+        if reason:
+            return 403, reason
+        push_type = headers.get("apns-push-type")
+        if push_type is None:
+            return 400, "MissingPushType" if False else "InvalidPushType"
+        if push_type not in PUSH_TYPES:
+            return 400, "InvalidPushType"
+        topic = headers.get("apns-topic")
+        if not topic:
+            return 400, "MissingTopic"
+        bundle = self.args.bundle_id
+        expected_topic = bundle + ".push-type.liveactivity" if push_type == "liveactivity" else bundle
+        if topic != expected_topic:
+            return 400, "BadTopic" if push_type != "liveactivity" or not topic.startswith(bundle) else "TopicDisallowed"
+        priority = headers.get("apns-priority")
+        if priority is not None and priority not in ("5", "10", "1"):
+            return 400, "BadPriority"
+        expiration = headers.get("apns-expiration")
+        if expiration is not None and not expiration.isdigit():
+            return 400, "BadExpirationDate"
+        apns_id = headers.get("apns-id")
+        if apns_id is not None and not UUID_RE.match(apns_id):
+            return 400, "BadMessageId"
+        collapse = headers.get("apns-collapse-id")
+        if collapse is not None and len(collapse.encode()) > 64:
+            return 400, "BadCollapseId"
+        if len(body) > 4096:
+            return 413, "PayloadTooLarge"
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return 400, "BadPayload" if False else "PayloadEmpty" if not body else "BadPayload"
+        if not isinstance(payload, dict) or not isinstance(payload.get("aps"), dict):
+            return 400, "PayloadEmpty"
+        if push_type == "liveactivity":
+            aps = payload["aps"]
+            if not isinstance(aps.get("timestamp"), int) or aps.get("event") not in ("start", "update", "end"):
+                return 400, "BadPayload"
+            if not isinstance(aps.get("content-state"), dict):
+                return 400, "BadPayload"
+        return None
+
+    def check_jwt(self, authorization):
+        if not authorization or not authorization.startswith("bearer "):
+            return "MissingProviderToken"
+        token = authorization[len("bearer "):]
+        parts = token.split(".")
+        if len(parts) != 3:
+            return "InvalidProviderToken"
+        try:
+            header = json.loads(b64url_decode(parts[0]))
+            claims = json.loads(b64url_decode(parts[1]))
+            signature = b64url_decode(parts[2])
+        except ValueError:
+            return "InvalidProviderToken"
+        if header.get("alg") != "ES256" or header.get("kid") != self.args.key_id:
+            return "InvalidProviderToken"
+        if claims.get("iss") != self.args.team_id or not isinstance(claims.get("iat"), int):
+            return "InvalidProviderToken"
+        if len(signature) != 64:
+            return "InvalidProviderToken"
+        r = int.from_bytes(signature[:32], "big")
+        s = int.from_bytes(signature[32:], "big")
+        try:
+            self.public_key.verify(utils.encode_dss_signature(r, s), (parts[0] + "." + parts[1]).encode(),
+                                   ec.ECDSA(hashes.SHA256()))
+        except Exception:
+            return "InvalidProviderToken"
+        now = int(time.time())
+        if not self.args.ignore_iat and (claims["iat"] > now + 60 or claims["iat"] < now - 3600):
+            return "ExpiredProviderToken"
+        if not self.benchmark:
+            self.stats.update(lambda d: d["jwts"].append(token) if token not in d["jwts"] else None)
+        return None
+
+    # --- connection handling -------------------------------------------------------------
+    def serve(self, sock):
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(os.path.join(self.args.workdir, "ca.pem"),
+                                os.path.join(self.args.workdir, "server.key"))
+        context.set_alpn_protocols(["h2"])
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        while True:
+            client, _ = sock.accept()
+            threading.Thread(target=self.connection, args=(client, context), daemon=True).start()
+
+    def connection(self, raw, context):
+        try:
+            tls = context.wrap_socket(raw, server_side=True)
+        except (ssl.SSLError, OSError):
+            raw.close()
+            return
+        if tls.selected_alpn_protocol() != "h2":
+            tls.close()
+            return
+        self.stats.update(lambda d: d.__setitem__("connections", d["connections"] + 1))
+        Connection(self, tls).run()
+
+
+class Connection:
+    def __init__(self, server, tls):
+        self.server = server
+        self.tls = tls
+        config = h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
+        self.conn = h2.connection.H2Connection(config=config)
+        self.lock = threading.Lock()
+        self.streams = {}
+        self.open_streams = 0
+        self.closed = False
+
+    def send_pending(self):
+        data = self.conn.data_to_send()
+        if data:
+            self.tls.sendall(data)
+
+    def run(self):
+        with self.lock:
+            self.conn.initiate_connection()
+            self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
+            self.send_pending()
+        try:
+            while not self.closed:
+                data = self.tls.recv(65536)
+                if not data:
+                    break
+                with self.lock:
+                    events = self.conn.receive_data(data)
+                    for event in events:
+                        self.handle(event)
+                    self.send_pending()
+        except (OSError, h2.exceptions.ProtocolError, ssl.SSLError):
+            pass
+        finally:
+            self.closed = True
+            try:
+                self.tls.close()
+            except OSError:
+                pass
+
+    def handle(self, event):
+        if isinstance(event, h2.events.RequestReceived):
+            self.streams[event.stream_id] = {"headers": dict(event.headers), "body": b""}
+            self.open_streams += 1
+            current = self.open_streams
+            if not self.server.benchmark:
+                self.server.stats.update(lambda d: d.__setitem__("max_concurrent_streams",
+                                                                 max(d["max_concurrent_streams"], current)))
+        elif isinstance(event, h2.events.DataReceived):
+            self.streams[event.stream_id]["body"] += event.data
+            self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+        elif isinstance(event, h2.events.StreamEnded):
+            stream = self.streams.pop(event.stream_id)
+            self.respond(event.stream_id, stream["headers"], stream["body"])
+
+    def respond(self, stream_id, headers, body):
+        path = headers.get(":path", "")
+        token = path.rsplit("/", 1)[-1].lower()
+        count = self.server.seen(token)
+        server = self.server
+        if not server.benchmark:
+            server.stats.update(lambda d: (d.__setitem__("requests", d["requests"] + 1),
+                                           d["tokens_seen"].__setitem__(token, count)))
+        if token.startswith("90a4") and count == int(token[4], 16):
+            server.stats.update(lambda d: d.__setitem__("goaways", d["goaways"] + 1))
+            self.conn.close_connection(error_code=h2.errors.ErrorCodes.NO_ERROR, last_stream_id=stream_id - 2,
+                                       additional_data=b'{"reason":"Shutdown"}')
+            self.send_pending()
+            self.closed = True
+            try:
+                self.tls.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if token.startswith("dead") and count == int(token[4], 16):
+            server.stats.update(lambda d: d.__setitem__("drops", d["drops"] + 1))
+            self.closed = True
+            try:
+                self.tls.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        status, reason = 200, None
+        problem = server.check(headers, body, path)
+        if problem:
+            status, reason = problem
+        elif token.startswith("feed4001"):
+            if count <= int(token[8], 16) or token[8] == "f":
+                status, reason = 400, "DeviceTokenNotForTopic"
+        elif token.startswith("feed") and token[4:7].isdigit():
+            times = int(token[7], 16)
+            if token[7] == "f" or count <= times:
+                status = int(token[4:7])
+                reason = REASONS.get(status, "BadRequest")
+        if reason and not server.benchmark:
+            server.stats.update(lambda d: d["rejected"].append({"token": token, "status": status, "reason": reason}))
+        delay = int(token[4:6], 16) / 10 if token.startswith("de1a") else 0
+        apns_id = headers.get("apns-id") or str(uuid.uuid4())
+
+        def send():
+            with self.lock:
+                if self.closed:
+                    return
+                response_headers = [(":status", str(status)), ("apns-id", apns_id)]
+                self.open_streams -= 1
+                if reason:
+                    payload = json.dumps({"reason": reason} if status != 410 else
+                                         {"reason": reason, "timestamp": int(time.time() * 1000)}).encode()
+                    response_headers.append(("content-type", "application/json"))
+                    self.conn.send_headers(stream_id, response_headers)
+                    self.conn.send_data(stream_id, payload, end_stream=True)
+                else:
+                    self.conn.send_headers(stream_id, response_headers, end_stream=True)
+                try:
+                    self.send_pending()
+                except OSError:
+                    self.closed = True
+
+        if delay:
+            threading.Timer(delay, send).start()
+        else:
+            # The caller holds the lock and sends afterwards.
+            response_headers = [(":status", str(status)), ("apns-id", apns_id)]
+            self.open_streams -= 1
+            if reason:
+                payload = json.dumps({"reason": reason}).encode()
+                self.conn.send_headers(stream_id, response_headers + [("content-type", "application/json")])
+                self.conn.send_data(stream_id, payload, end_stream=True)
+            else:
+                self.conn.send_headers(stream_id, response_headers, end_stream=True)
+
+
+def write_fixtures(workdir):
+    """Throwaway certificate and keys, made fresh for every run."""
+    server_key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "PrintBridge test APNs")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(server_key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(server_key, hashes.SHA256()))
+    with open(os.path.join(workdir, "ca.pem"), "wb") as f:
+        f.write(cert.public_bytes(serialization.Encoding.PEM))
+    with open(os.path.join(workdir, "server.key"), "wb") as f:
+        f.write(server_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                         serialization.NoEncryption()))
+    pkcs8 = lambda key: key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption())
+    apns_key = ec.generate_private_key(ec.SECP256R1())
+    with open(os.path.join(workdir, "AuthKey_TEST.p8"), "wb") as f:
+        f.write(pkcs8(apns_key))
+    with open(os.path.join(workdir, "bad-rsa.p8"), "wb") as f:
+        f.write(pkcs8(rsa.generate_private_key(public_exponent=65537, key_size=2048)))
+    with open(os.path.join(workdir, "bad-p384.p8"), "wb") as f:
+        f.write(pkcs8(ec.generate_private_key(ec.SECP384R1())))
+    with open(os.path.join(workdir, "bad-garbage.p8"), "wb") as f:
+        f.write(b"-----BEGIN PRIVATE KEY-----\nTUlTVElLRVNFQ1JFVA==\n-----END PRIVATE KEY-----\n")
+    return apns_key.public_key()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--team-id", default="TEAMID1234")
+    parser.add_argument("--key-id", default="KEYID56789")
+    parser.add_argument("--bundle-id", default="com.example.PrinterMonitor")
+    parser.add_argument("--ignore-iat", action="store_true", help="accept any iat (manual-clock tests)")
+    parser.add_argument("--benchmark", action="store_true", help="skip per-request bookkeeping")
+    args = parser.parse_args()
+    os.makedirs(args.workdir, exist_ok=True)
+    server = Server(args)
+    server.public_key = write_fixtures(args.workdir)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    # Stop when the test process goes away (stdin closes).
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+    server.serve(sock)
+
+
+if __name__ == "__main__":
+    main()

@@ -51,15 +51,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // Test helpers shared by test targets (running the built binary).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "PrintBridgeCoreTests",
             dependencies: ["PrintBridgeCore", "PrinterActivityContent"]),
         .testTarget(
             name: "EventReplayTests",
-            dependencies: ["EventReplay", "PrintBridgeCore", "PrinterActivityContent"]),
+            dependencies: ["EventReplay", "PrintBridgeCore", "PrinterActivityContent", "TestSupport"]),
         .testTarget(
             name: "APNsClientTests",
-            dependencies: ["APNsClient", "PrintBridgeCore", "PrinterActivityContent"],
+            dependencies: ["APNsClient", "PrintBridgeCore", "PrinterActivityContent", "TestSupport"],
             exclude: ["MockAPNs"]),
         .testTarget(
             name: "SystemLibrariesTests",

@@ -41,16 +41,21 @@ public struct ReplayRun: ~Copyable {
     /// registers a Live Activity update token for that printer, as the phone
     /// would, so the rest of the activity's pushes can be seen.
     private let simulatedApps: Set<String>
+    /// When set, recorded times are shifted so the first one becomes this
+    /// moment (for sending a recording to a real phone "now").
+    private let startingAt: EpochTime?
+    private var timeOffset: Double?
 
     public init(
         devices: [Device], planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
-        frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = []
+        frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil
     ) {
         clock = ManualClock()
         pipeline = PrinterPipeline(
             matcher: matcher, planner: PushPlanner(configuration: planner), devices: devices, clock: clock)
         pipeline.usesFrameFilter = frameFilter
         self.simulatedApps = simulatedApps
+        self.startingAt = startingAt
     }
 
     /// A replay as `printbridge replay` runs it without a devices file: the
@@ -108,7 +113,9 @@ public struct ReplayRun: ~Copyable {
             return
         }
         for message in messages {
-            if let time = PrinterPipeline.time(of: message) {
+            if let recorded = PrinterPipeline.time(of: message) {
+                if let startingAt, timeOffset == nil { timeOffset = startingAt - recorded }
+                let time = recorded + (timeOffset ?? 0)
                 emit(pipeline.fireDue(upTo: time), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
                 clock.set(time)
             }

@@ -2,7 +2,7 @@ import ArgumentParser
 import SystemLibraries
 
 @main
-struct PrintBridgeCommand: ParsableCommand {
+struct PrintBridgeCommand: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -10,9 +10,10 @@ struct PrintBridgeCommand: ParsableCommand {
         abstract: "Watches 3D printers through Home Assistant and sends Apple push notifications.",
         discussion: """
             Exit codes: 0 ok, 64 usage error, 66 an input file could not be read,
-            78 configuration error (bad devices file or option values).
+            69 a push was not delivered, 78 configuration error (bad devices file,
+            option values or APNs settings).
             """,
         version: "printbridge \(version)\n\(SystemLibraries.summary)",
-        subcommands: [ReplayCommand.self]
+        subcommands: [ReplayCommand.self, SendTestCommand.self]
     )
 }

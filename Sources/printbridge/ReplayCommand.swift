@@ -1,3 +1,4 @@
+import APNsClient
 import ArgumentParser
 import EventReplay
 import PrintBridgeCore
@@ -8,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay recorded Home Assistant event files and print the pushes they would cause.",
@@ -22,6 +23,11 @@ struct ReplayCommand: ParsableCommand {
             notification on and a push-to-start token; like the app, it registers a
             Live Activity token when an activity is started on it.
             Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL (options win).
+
+            With --send (and --devices), the pushes go to APNs with the APNS_* credentials
+            (see `printbridge send-test --help`), in order, with the recording's times
+            shifted to start now; one JSON line per outcome is printed instead. Exit 69
+            if any push was not delivered.
             """
     )
 
@@ -46,6 +52,9 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Print counts, messages/s and peak memory to stderr when done.")
     var stats = false
 
+    @Flag(name: .long, help: "Deliver the pushes to APNs (needs --devices and APNS_* settings) and print each outcome.")
+    var send = false
+
     @Flag(name: .customLong("no-frame-filter"), help: .hidden)
     var noFrameFilter = false
 
@@ -53,34 +62,56 @@ struct ReplayCommand: ParsableCommand {
         case json, text
     }
 
-    func run() throws {
-        let configuration = try plannerConfiguration()
+    func validate() throws {
+        if send && devices == nil {
+            throw ValidationError("--send needs --devices: the demo device's tokens are not real")
+        }
+    }
+
+    func run() async throws {
+        var configuration = try plannerConfiguration()
+        let sender = send ? try APNsSetup.sender() : nil
+        if let sender { configuration.bundleID = sender.configuration.bundleID }
         let lineFormat: PushLineFormat = format == .json ? .json : .text
         var run =
             if let devices {
-                ReplayRun(devices: try loadDevices(path: devices), planner: configuration, frameFilter: !noFrameFilter)
+                ReplayRun(
+                    devices: try loadDevices(path: devices), planner: configuration, frameFilter: !noFrameFilter,
+                    startingAt: send ? SystemClock().now() : nil)
             } else {
                 ReplayRun.demo(planner: configuration, frameFilter: !noFrameFilter)
             }
         var output = LineWriter.standardOutput()
+        var toSend: [Push] = []
         let started = StandardStreams.monotonicSeconds()
-        for file in files {
-            run.replay(
-                path: file,
-                onPush: { output.write(lineFormat.line(for: $0)) },
-                onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
+        let onPush: (Push) -> Void = { push in
+            if send { toSend.append(push) } else { output.write(lineFormat.line(for: push)) }
         }
-        run.finish(
-            onPush: { output.write(lineFormat.line(for: $0)) },
-            onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
+        for file in files {
+            run.replay(path: file, onPush: onPush, onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
+        }
+        run.finish(onPush: onPush, onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
         output.flush()
         let elapsed = StandardStreams.monotonicSeconds() - started
         let summary = run.summary
         if stats {
             printStatistics(summary, elapsed: elapsed)
         }
+        var undelivered = 0
+        if let sender {
+            defer { sender.shutdown() }
+            for push in toSend {
+                let outcome = await sender.send(push)
+                if !outcome.isDelivered { undelivered += 1 }
+                output.write(APNsSetup.outcomeLine(push, outcome))
+                output.flush()
+            }
+        }
         if summary.unreadableFiles > 0 {
             throw ExitCodes.noInput
+        }
+        if undelivered > 0 {
+            throw ExitCodes.unavailable
         }
     }
 

@@ -1,44 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `printbridge replay` as a user runs it: the real binary, its exit codes,
 /// stdout for pushes and stderr for problems.
 @Suite struct CommandLineTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The printbridge binary `swift test` built beside the test bundle.
-    static var binary: String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = directory.appendingPathComponent("printbridge").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        let fallback = Repo.root + "/.build/debug/printbridge"
-        return FileManager.default.isExecutableFile(atPath: fallback) ? fallback : nil
-    }
-
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let binary = try #require(Self.binary, "printbridge binary not found beside \(CommandLine.arguments[0])")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandRunner.Result {
+        try CommandRunner.run(arguments, environment: environment)
     }
 
     @Test func replayPrintsTheGoldenPushesOnStdout() throws {

@@ -1,0 +1,72 @@
+import APNsClient
+import ArgumentParser
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads the APNs settings from the environment and loads the key: the
+/// shared start of `send-test` and `replay --send`.
+enum APNsSetup {
+    /// The process environment as a dictionary.
+    static func environment() -> [String: String] {
+        var values: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                values[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        return values
+    }
+
+    /// A ready sender, or exit 78 with one clear line on stderr.
+    static func sender(onTokenRejected: @escaping APNsSender.TokenRejection = reportRejection) throws -> APNsSender {
+        let configuration: APNsConfiguration
+        do {
+            configuration = try APNsConfiguration.fromEnvironment(environment())
+        } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+        do {
+            let key = try APNsSigningKey(path: configuration.keyPath)
+            return APNsSender(configuration: configuration, key: key, onTokenRejected: onTokenRejected)
+        } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+    }
+
+    /// The default reaction to a refused token outside the daemon: say so.
+    static let reportRejection: APNsSender.TokenRejection = { push, action, reason in
+        let what = action == .remove ? "should be deleted" : "should be disabled"
+        let advice = APNsSender.advice(for: reason).map { ": \($0)" } ?? ""
+        StandardStreams.err("printbridge: token \(push.shortToken) \(what) (\(reason))\(advice)")
+    }
+
+    /// One JSON line for a push's outcome.
+    static func outcomeLine(_ push: Push, _ outcome: PushOutcome) -> String {
+        var members: [(String, String)] = [
+            ("at", JSONText.quoted(ISO8601.format(push.createdAt))),
+            ("printer", JSONText.quoted(push.printerPrefix)),
+            ("event", JSONText.quoted(push.event.rawValue)),
+            ("device", JSONText.quoted(push.shortToken)),
+            ("push_type", JSONText.quoted(push.kind.rawValue)),
+            ("outcome", JSONText.quoted(outcome.name)),
+        ]
+        switch outcome {
+        case .delivered(let id):
+            members.append(("apns_id", JSONText.quoted(id)))
+        case .rejected(let status, let reason, let action):
+            members += [("status", String(status)), ("reason", JSONText.quoted(reason))]
+            if let action { members.append(("token_action", JSONText.quoted(action.rawValue))) }
+        case .gaveUp(let reason, let attempts):
+            members += [("reason", JSONText.quoted(reason)), ("attempts", String(attempts))]
+        }
+        return JSONText.object(members)
+    }
+}

@@ -1,0 +1,80 @@
+import APNsClient
+import ArgumentParser
+import PrintBridgeCore
+import PrinterActivityContent
+
+struct SendTestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send-test",
+        abstract: "Send one test push with the configured APNs credentials and print Apple's answer.",
+        discussion: """
+            Credentials come from the environment: APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH,
+            APNS_BUNDLE_ID, APNS_PRODUCTION (true for the production environment, default
+            sandbox), APNS_BASE_URL and APNS_CA_FILE (a local test server).
+            Exit codes: 0 delivered, 69 not delivered (Apple's reason is printed),
+            64 usage error, 78 configuration error.
+            """
+    )
+
+    @Option(name: .long, help: "The device token (hex) to send to; with --live-activity, a Live Activity update token.")
+    var device: String
+
+    @Flag(name: .customLong("live-activity"), help: "Send a Live Activity update instead of an alert.")
+    var liveActivity = false
+
+    func validate() throws {
+        guard TokenFormat.isPlausibleToken(device) else {
+            throw ValidationError("--device must be a hex APNs token (64 or more hex digits)")
+        }
+    }
+
+    func run() async throws {
+        let sender = try APNsSetup.sender()
+        defer { sender.shutdown() }
+        let push = testPush(bundleID: sender.configuration.bundleID, now: SystemClock().now())
+        let outcome = await sender.send(push)
+        var output = LineWriter.standardOutput()
+        output.write(APNsSetup.outcomeLine(push, outcome))
+        output.flush()
+        switch outcome {
+        case .delivered:
+            return
+        case .rejected(_, let reason, let tokenAction):
+            // A refused token was already reported with its advice.
+            if tokenAction == nil, let advice = APNsSender.advice(for: reason) {
+                StandardStreams.err("printbridge: \(reason): \(advice)")
+            }
+            throw ExitCodes.unavailable
+        case .gaveUp:
+            throw ExitCodes.unavailable
+        }
+    }
+
+    private func testPush(bundleID: String, now: EpochTime) -> Push {
+        let token = device.lowercased()
+        if liveActivity {
+            let state = PrinterActivityAttributes.ContentState(
+                progress: 42, currentLayer: 105, totalLayers: 250, remainingSeconds: 1800, status: "running",
+                nozzleTemp: 220, bedTemp: 65)
+            let payload = (try? LiveActivityPayload.update(state, at: now, staleAfter: 900).encoded()) ?? []
+            return Push(
+                kind: .liveActivity, event: .update, printerPrefix: "printbridge-test", deviceID: "send-test", token: token,
+                tokenKind: .activity, topic: bundleID + ".push-type.liveactivity", priority: 10,
+                collapseID: "printbridge-test.activity", expiration: now + 900, payload: payload, createdAt: now)
+        }
+        let payload = JSONText.object([
+            ("aps", JSONText.object([
+                ("alert", JSONText.object([
+                    ("title", JSONText.quoted("PrintBridge test")),
+                    ("body", JSONText.quoted("Push notifications from PrintBridge work 🎉")),
+                ])),
+                ("sound", JSONText.quoted("default")),
+                ("thread-id", JSONText.quoted("printbridge-test")),
+            ]))
+        ])
+        return Push(
+            kind: .alert, event: .started, printerPrefix: "printbridge-test", deviceID: "send-test", token: token,
+            tokenKind: .device, topic: bundleID, priority: 10, collapseID: "printbridge-test", expiration: now + 3600,
+            payload: Array(payload.utf8), createdAt: now)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `printbridge send-test` and `replay --send` against the mock APNs.
+@Suite(.serialized) struct SendCommandTests {
+    let server: MockAPNsServer
+    let environment: [String: String]
+
+    init() throws {
+        server = try MockAPNsServer()
+        environment = [
+            "APNS_TEAM_ID": MockAPNsServer.teamID, "APNS_KEY_ID": MockAPNsServer.keyID, "APNS_KEY_PATH": server.keyPath,
+            "APNS_BUNDLE_ID": MockAPNsServer.bundleID, "APNS_BASE_URL": "https://127.0.0.1:\(server.port)",
+            "APNS_CA_FILE": server.workdir + "/ca.pem",
+        ]
+    }
+
+    func outcome(_ result: CommandRunner.Result) throws -> [String: Any] {
+        let line = try #require(result.stdout.split(separator: "\n").first)
+        return try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+    }
+
+    @Test func sendTestPrintsApplesAnswer() throws {
+        let delivered = try CommandRunner.run(["send-test", "--device", token("ab", 1)], environment: environment)
+        #expect(delivered.status == 0)
+        #expect(try outcome(delivered)["outcome"] as? String == "delivered")
+        #expect((try outcome(delivered)["apns_id"] as? String)?.count == 36)
+        let activity = try CommandRunner.run(["send-test", "--device", token("cd", 1), "--live-activity"], environment: environment)
+        #expect(activity.status == 0)
+        #expect(try outcome(activity)["push_type"] as? String == "liveactivity")
+        let refused = try CommandRunner.run(["send-test", "--device", token("feed400f")], environment: environment)
+        #expect(refused.status == 69)
+        #expect(try outcome(refused)["reason"] as? String == "BadDeviceToken")
+        #expect(refused.stderr.contains("APNS_PRODUCTION"))
+        #expect(!refused.stdout.contains(token("feed400f")) && !refused.stderr.contains(token("feed400f")), "no whole token")
+    }
+
+    @Test func configurationProblemsExit78WithoutSecrets() throws {
+        var missing = environment
+        missing["APNS_KEY_ID"] = nil
+        let result = try CommandRunner.run(["send-test", "--device", token("ab", 2)], environment: missing)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("APNS_KEY_ID not set"))
+        var badKey = environment
+        badKey["APNS_KEY_PATH"] = server.workdir + "/bad-garbage.p8"
+        let key = try CommandRunner.run(["send-test", "--device", token("ab", 3)], environment: badKey)
+        #expect(key.status == 78)
+        #expect(key.stderr.contains("is not a PEM-encoded PKCS#8 private key"))
+        #expect(!key.stderr.contains("TUlTVElLRVNFQ1JFVA"))
+        let usage = try CommandRunner.run(["send-test", "--device", "xyz"], environment: environment)
+        #expect(usage.status == 64)
+    }
+
+    @Test func replaySendDeliversARecordingInOrder() throws {
+        let root = CommandRunner.repositoryRoot(from: #filePath)
+        let devices = server.workdir + "/devices.json"
+        try #"[{"apnsToken":"\#(token("ab", 9))","activityTokens":{"x1c_00m09a350100123":"\#(token("cd", 9))"}}]"#
+            .write(toFile: devices, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(
+            ["replay", root + "/SampleEvents/bambu-pause-resume.jsonl", "--devices", devices, "--send"],
+            environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        let outcomes = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+        #expect(outcomes.count > 20)
+        #expect(outcomes.allSatisfy { $0["outcome"] as? String == "delivered" })
+        #expect(outcomes.first?["event"] as? String == "started")
+        #expect(outcomes.last?["event"] as? String == "end")
+        #expect(try server.stat("requests") == outcomes.count)
+        #expect(try server.stat("connections") == 1)
+        // Times are shifted to now: the first push is stamped within a minute of it.
+        let first = try #require(outcomes.first?["at"] as? String)
+        #expect(first.hasPrefix(ISO8601DateFormatter().string(from: Date()).prefix(13)))
+    }
+
+    @Test func replaySendNeedsRealDevices() throws {
+        let root = CommandRunner.repositoryRoot(from: #filePath)
+        let result = try CommandRunner.run(["replay", root + "/SampleEvents/milestone-jump.jsonl", "--send"], environment: environment)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--send needs --devices"))
+    }
+}

@@ -51,6 +51,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
+        // The APNs throughput benchmark's client (scripts/bench/apns_benchmark.py).
+        .executableTarget(name: "APNsBenchmark", dependencies: ["APNsClient", "PrintBridgeCore"]),
+
         // Test helpers shared by test targets (running the built binary).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(

@@ -67,6 +67,9 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         var queue: [Submission] = []
         var stopping = false
         var stopDeadline: Double = 0
+        /// The loop is (about to be) blocked in curl_multi_poll: only then does a
+        /// submitter need the wake-up system call.
+        var sleeping = false
     }
 
     private let options: Options
@@ -74,7 +77,8 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     private let shared = Mutex(Shared())
     private var thread = pthread_t()
     private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
-    private let finished = Mutex(false)
+    /// Finished easy handles kept for the next requests (reset, not freed).
+    private var idleHandles: [UnsafeMutableRawPointer] = []
 
     public init(options: Options = .init()) {
         self.options = options
@@ -93,21 +97,24 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     }
 
     deinit {
+        for handle in idleHandles { curl_easy_cleanup(handle) }
         curl_multi_cleanup(multi)
     }
 
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         try await withCheckedThrowingContinuation { continuation in
-            let accepted = shared.withLock { state -> Bool in
-                guard !state.stopping else { return false }
+            let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
+                guard !state.stopping else { return (false, false) }
                 state.queue.append(Submission(request: request, continuation: continuation))
-                return true
+                let wake = state.sleeping
+                state.sleeping = false
+                return (true, wake)
             }
-            if accepted {
-                curl_multi_wakeup(multi)
-            } else {
+            if !accepted {
                 continuation.resume(throwing: HTTP2TransportError.shutdown)
+            } else if wake {
+                curl_multi_wakeup(multi)
             }
         }
     }
@@ -128,7 +135,14 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     // MARK: - The loop thread
 
     private func run() {
+        var wokenFromIdle = false
         while true {
+            if wokenFromIdle {
+                // Answers usually come back in a burst and their senders submit the
+                // next pushes within microseconds: gather them into one write.
+                usleep(100)
+                wokenFromIdle = false
+            }
             let (submissions, stopping, deadline) = shared.withLock { state in
                 let queue = state.queue
                 state.queue.removeAll()
@@ -139,7 +153,17 @@ public final class CurlHTTP2Client: @unchecked Sendable {
             curl_multi_perform(multi, &running)
             collectFinished()
             if stopping && (transfers.isEmpty || monotonicNow() >= deadline) { break }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Sleep only if nothing was queued meanwhile; a submitter that sees
+            // `sleeping` wakes us, one that does not is picked up right away.
+            let idle = shared.withLock { state -> Bool in
+                state.sleeping = state.queue.isEmpty && !state.stopping
+                return state.sleeping
+            }
+            curl_multi_poll(multi, nil, 0, idle ? 1000 : 0, nil)
+            wokenFromIdle = shared.withLock { state -> Bool in
+                state.sleeping = false
+                return !state.queue.isEmpty
+            }
         }
         for (handle, transfer) in transfers {
             curl_multi_remove_handle(multi, handle)
@@ -157,7 +181,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     }
 
     private func start(_ submission: Submission) {
-        guard let handle = curl_easy_init() else {
+        guard let handle = idleHandles.popLast() ?? curl_easy_init() else {
             submission.continuation.resume(throwing: HTTP2TransportError(code: -2, message: "curl_easy_init failed"))
             return
         }
@@ -221,8 +245,18 @@ public final class CurlHTTP2Client: @unchecked Sendable {
                 let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
                 transfer.finish(.failure(HTTP2TransportError(code: Int(code.rawValue), message: message)))
             }
-            curl_easy_cleanup(handle)
+            recycle(handle)
         }
+    }
+
+    /// Keeps a finished handle for reuse (its options cleared), up to a bound.
+    private func recycle(_ handle: UnsafeMutableRawPointer) {
+        guard idleHandles.count < 256 else {
+            curl_easy_cleanup(handle)
+            return
+        }
+        curl_easy_reset(handle)
+        idleHandles.append(handle)
     }
 }
 

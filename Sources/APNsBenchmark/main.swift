@@ -16,19 +16,6 @@ func argument(_ name: String, default value: Int) -> Int {
     return number
 }
 
-func environment() -> [String: String] {
-    var values: [String: String] = [:]
-    var cursor = environ
-    while let entry = cursor.pointee {
-        let text = String(cString: entry)
-        if let equals = text.firstIndex(of: "=") {
-            values[String(text[..<equals])] = String(text[text.index(after: equals)...])
-        }
-        cursor += 1
-    }
-    return values
-}
-
 func now() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
@@ -48,7 +35,7 @@ func peakRSSMiB() -> Double {
 
 let count = argument("--count", default: 10_000)
 let concurrency = argument("--concurrency", default: 100)
-let configuration = try APNsConfiguration.fromEnvironment(environment())
+let configuration = try APNsConfiguration.fromProcessEnvironment()
 let sender = APNsSender(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath))
 let token = String(repeating: "ab", count: 32)
 let payload = try AlertPayload(

@@ -2,32 +2,14 @@ import APNsClient
 import ArgumentParser
 import PrintBridgeCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Reads the APNs settings from the environment and loads the key: the
 /// shared start of `send-test` and `replay --send`.
 enum APNsSetup {
-    /// The process environment as a dictionary.
-    static func environment() -> [String: String] {
-        var values: [String: String] = [:]
-        var cursor = environ
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                values[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            cursor += 1
-        }
-        return values
-    }
-
     /// A ready sender, or exit 78 with one clear line on stderr.
     static func sender(onTokenRejected: @escaping APNsSender.TokenRejection = reportRejection) throws -> APNsSender {
         let configuration: APNsConfiguration
         do {
-            configuration = try APNsConfiguration.fromEnvironment(environment())
+            configuration = try APNsConfiguration.fromProcessEnvironment()
         } catch {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config

@@ -8,13 +8,11 @@ public enum DevicesFile {
         public var description: String
     }
 
-    /// One demo device that follows every printer with every notification on
-    /// and has a push-to-start token, so replay shows every kind of push
-    /// without a devices file.
+    /// One demo device that follows every printer with every notification on;
+    /// replay gives it a Live Activity for every printer (see
+    /// `ReplayRun.demo`), so every kind of push shows without a devices file.
     public static let demoDevices: [Device] = [
-        Device(
-            id: "demo", apnsToken: String(repeating: "d0", count: 32),
-            pushToStartToken: String(repeating: "5a", count: 40))
+        Device(id: "demo", apnsToken: String(repeating: "d0", count: 32))
     ]
 
     public static func parse(_ bytes: [UInt8], source: String) throws(Error) -> [Device] {

@@ -37,10 +37,12 @@ public struct ReplayRun: ~Copyable {
     private let clock: ManualClock
     public private(set) var summary = Summary()
 
-    /// Devices that act like the app: when one receives a push-to-start, it
-    /// registers a Live Activity update token for that printer, as the phone
-    /// would, so the rest of the activity's pushes can be seen.
+    /// Devices that act like a phone keeping a Live Activity open for every
+    /// printer: whenever one has no activity token for a printer the pipeline
+    /// knows (first sight, or the last activity ended), it registers a fresh one,
+    /// as the app does when it starts an activity.
     private let simulatedApps: Set<String>
+    private var activityCounter = 0
     /// When set, recorded times are shifted so the first one becomes this
     /// moment (for sending a recording to a real phone "now").
     private let startingAt: EpochTime?
@@ -66,16 +68,29 @@ public struct ReplayRun: ~Copyable {
             simulatingAppOn: Set(DevicesFile.demoDevices.map(\.id)))
     }
 
-    /// The update token the simulated app registers for a printer: stable per printer.
-    static func simulatedActivityToken(prefix: String) -> String {
+    /// The update token the simulated app registers for a printer's nth activity.
+    static func simulatedActivityToken(prefix: String, activity: Int) -> String {
         var hash: UInt64 = 14_695_981_039_346_656_037
-        for byte in prefix.utf8 {
+        for byte in "\(prefix)#\(activity)".utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 1_099_511_628_211
         }
         let hex = String(hash, radix: 16)
         let word = String(repeating: "0", count: 16 - hex.count) + hex
         return "ac" + String(repeating: word, count: 5) + "ac"
+    }
+
+    /// Gives simulated apps an activity for every printer they lack one for.
+    private mutating func openSimulatedActivities() {
+        guard !simulatedApps.isEmpty else { return }
+        let prefixes = pipeline.cache.printers.keys.sorted()
+        for index in pipeline.devices.indices where simulatedApps.contains(pipeline.devices[index].id) {
+            for prefix in prefixes where pipeline.devices[index].activityTokens[prefix] == nil {
+                activityCounter += 1
+                pipeline.devices[index].activityTokens[prefix] =
+                    Self.simulatedActivityToken(prefix: prefix, activity: activityCounter)
+            }
+        }
     }
 
     /// Replays one file. `onPush` receives each push in order; `onDiagnostic` each problem.
@@ -106,11 +121,16 @@ public struct ReplayRun: ~Copyable {
     ) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
         if pipeline.skipsFrame(line) { return }
-        let messages: [HAMessage]
+        var messages: [HAMessage]
         do throws(HAMessageError) { messages = try PrinterPipeline.decode(line) } catch {
             summary.badLines += 1
             onDiagnostic(Diagnostic(file: path, line: number, message: "skipped: \(error)"))
             return
+        }
+        if messages.contains(where: pipeline.wantsOldState),
+            let full = try? PrinterPipeline.decode(line, keepingOldState: true), full.count == messages.count
+        {
+            messages = full
         }
         for message in messages {
             if let recorded = PrinterPipeline.time(of: message) {
@@ -119,6 +139,7 @@ public struct ReplayRun: ~Copyable {
                 emit(pipeline.fireDue(upTo: time), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
                 clock.set(time)
             }
+            openSimulatedActivities()
             emit(pipeline.handle(message), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
         }
     }
@@ -140,12 +161,6 @@ public struct ReplayRun: ~Copyable {
         for push in output.pushes {
             summary.pushes += 1
             onPush(push)
-            if push.tokenKind == .pushToStart, simulatedApps.contains(push.deviceID),
-                let index = pipeline.devices.firstIndex(where: { $0.id == push.deviceID })
-            {
-                pipeline.devices[index].activityTokens[push.printerPrefix] =
-                    Self.simulatedActivityToken(prefix: push.printerPrefix)
-            }
         }
     }
 }

@@ -20,8 +20,7 @@ struct ReplayCommand: AsyncParsableCommand {
             on stderr as FILE:LINE and skipped.
 
             Without --devices, one demo device follows every printer with every
-            notification on and a push-to-start token; like the app, it registers a
-            Live Activity token when an activity is started on it.
+            notification on and keeps a Live Activity open for every printer.
             Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL (options win).
 
             With --send (and --devices), the pushes go to APNs with the APNS_* credentials

@@ -15,10 +15,10 @@ import Testing
     @Test func fullPrint() {
         #expect(alerts("bambu-full-print.jsonl") == ["x1c started", "x1c milestone", "x1c milestone", "x1c milestone", "x1c complete"])
         let pushes = replay([Repo.sampleEvents + "/bambu-full-print.jsonl"]).pushes
-        #expect(pushes.filter { $0.event == .start }.count == 1)
         #expect(pushes.filter { $0.event == .end }.count == 1)
-        let updates = pushes.filter { $0.event == .update }
-        #expect(updates.count > 20 && updates.allSatisfy { $0.priority == 5 })
+        let updates = pushes.filter { $0.event == .update && $0.priority == 5 }
+        #expect(updates.count > 20)
+        #expect(pushes.filter { $0.event == .update && $0.priority == 10 }.count == 1, "the start, at once")
         for (a, b) in zip(updates, updates.dropFirst()) { #expect(b.createdAt - a.createdAt >= 30) }
     }
 
@@ -33,7 +33,7 @@ import Testing
         let statusUpdates = replay([Repo.sampleEvents + "/bambu-pause-resume.jsonl"]).pushes.filter {
             $0.event == .update && $0.priority == 10
         }
-        #expect(statusUpdates.compactMap { $0.json["aps"]?["content-state"]?["status"]?.stringValue } == ["paused", "running"])
+        #expect(statusUpdates.compactMap { $0.json["aps"]?["content-state"]?["status"]?.stringValue } == ["running", "paused", "running"])
     }
 
     @Test func haRestartMidPrintDoesNotRestart() {
@@ -47,6 +47,12 @@ import Testing
             "x1c milestone", "x1c complete",
         ])
         #expect(result.summary.statistics.filteredFrames > result.summary.lines / 2, "household noise is skipped unparsed")
+    }
+
+    @Test func aRecordingThatStartsMidPrintStillShowsTheLiveActivity() {
+        let pushes = replay([Repo.sampleEvents + "/milestone-jump.jsonl"]).pushes
+        #expect(pushes.contains { $0.event == .update && $0.priority == 5 })
+        #expect(pushes.last?.event == .end)
     }
 
     @Test func milestoneJumpSendsOnlyTheHighest() {
@@ -79,4 +85,21 @@ import Testing
 
 extension Push {
     var json: JSONValue { (try? JSONParser.parse(payload)) ?? .null }
+}
+
+@Suite struct EventsOnlyRecordingTests {
+    /// A recording without its get_states snapshot: the first events' old_state
+    /// is the baseline, so the print still starts, progresses and completes.
+    @Test func aRecordingWithoutASnapshotStillAlerts() throws {
+        let source = try #require(Repo.read(Repo.sampleEvents + "/bambu-full-print.jsonl"))
+        let events = source.split(separator: "\n").filter { $0.contains(#""type":"event""#) }
+        let path = Repo.temporaryPath("events-only.jsonl")
+        Repo.write(events.joined(separator: "\n") + "\n", to: path)
+        let result = replay([path])
+        #expect(result.pushes.filter { $0.kind == .alert }.map(\.event) == [.started, .milestone, .milestone, .milestone, .complete])
+        #expect(replay([path], frameFilter: false).lines == result.lines)
+        let end = try #require(result.pushes.last)
+        #expect(end.event == .end)
+        #expect(end.json["aps"]?["content-state"]?["totalLayers"] == .number(250))
+    }
 }

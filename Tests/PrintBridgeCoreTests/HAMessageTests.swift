@@ -2,8 +2,8 @@ import Testing
 @testable import PrintBridgeCore
 
 @Suite struct HAMessageTests {
-    func decode(_ text: String) throws -> [HAMessage] {
-        try Array(text.utf8).withUnsafeBytes { try PrinterPipeline.decode($0) }
+    func decode(_ text: String, keepingOldState: Bool = false) throws -> [HAMessage] {
+        try Array(text.utf8).withUnsafeBytes { try PrinterPipeline.decode($0, keepingOldState: keepingOldState) }
     }
 
     @Test func authAndPong() throws {
@@ -16,6 +16,11 @@ import Testing
     }
 
     @Test func stateChangedEvent() throws {
+        let text = #"""
+            {"id":2,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"sensor.x_print_progress","old_state":{"entity_id":"sensor.x_print_progress","state":"41"},"new_state":{"entity_id":"sensor.x_print_progress","state":"42","attributes":{"unit_of_measurement":"%"},"last_changed":"2026-11-20T09:00:00.000000+00:00","last_updated":"2026-11-20T09:00:01.000000+00:00","context":{"id":"01J"}}},"origin":"LOCAL","time_fired":"2026-11-20T09:00:01.000000+00:00"}}
+            """#
+        guard case .event(_, let full) = try decode(text, keepingOldState: true).first else { Issue.record("not an event"); return }
+        #expect(full.stateChange?.oldState?.state == "41")
         let messages = try decode(#"""
             {"id":2,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"sensor.x_print_progress","old_state":{"entity_id":"sensor.x_print_progress","state":"41"},"new_state":{"entity_id":"sensor.x_print_progress","state":"42","attributes":{"unit_of_measurement":"%"},"last_changed":"2026-11-20T09:00:00.000000+00:00","last_updated":"2026-11-20T09:00:01.000000+00:00","context":{"id":"01J"}}},"origin":"LOCAL","time_fired":"2026-11-20T09:00:01.000000+00:00"}}
             """#)
@@ -26,7 +31,7 @@ import Testing
         #expect(event.stateChange?.entityID == "sensor.x_print_progress")
         #expect(event.stateChange?.newState?.state == "42")
         #expect(event.stateChange?.newState?.unitOfMeasurement == "%")
-        #expect(event.stateChange?.oldState == nil, "old_state is not read")
+        #expect(event.stateChange?.oldState == nil, "old_state is read only when a field is new")
     }
 
     @Test func aRemovedEntityHasNoNewState() throws {

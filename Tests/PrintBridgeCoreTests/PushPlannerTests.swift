@@ -312,3 +312,45 @@ import Testing
         #expect(h.pushes.filter { $0.event == .start }.map(\.deviceID) == ["wants"])
     }
 }
+
+/// Recordings that start with events, no get_states: HA's old_state is the
+/// first status seen.
+@Suite struct OldStateBaselineTests {
+    func run(_ messages: [HAMessage]) -> [Push] {
+        let clock = ManualClock(EpochTime(seconds: 1_000_000))
+        var pipeline = PrinterPipeline(devices: [device()], clock: clock)
+        var pushes: [Push] = []
+        for message in messages {
+            if let time = PrinterPipeline.time(of: message) { clock.set(time) }
+            pushes += pipeline.handle(message).pushes
+        }
+        return pushes
+    }
+
+    @Test func aFirstEventFromIdleToRunningIsAStart() {
+        let status = HA.entity(HA.x1c, "_print_status")
+        let progress = HA.entity(HA.x1c, "_print_progress")
+        let pushes = run([
+            HA.change(status, from: "idle", to: "running", at: 1000),
+            HA.change(progress, from: "0", to: "30", at: 1060),
+            HA.change(status, from: "running", to: "finish", at: 2000),
+        ])
+        #expect(pushes.alerts.events == [.started, .milestone, .complete])
+    }
+
+    @Test func aFirstEventFromUnavailableIsStillABaseline() {
+        let status = HA.entity(HA.x1c, "_print_status")
+        #expect(run([HA.change(status, from: "unavailable", to: "running", at: 1000)]).isEmpty)
+        #expect(run([HA.change(status, from: "running", to: "running", at: 1000)]).isEmpty)
+    }
+
+    @Test func oldStateNeverOverridesWhatTheCacheKnows() {
+        let status = HA.entity(HA.x1c, "_print_status")
+        let pushes = run([
+            HA.change(status, from: "idle", to: "running", at: 1000),
+            // HA claims it was idle again; the cache knows it was running.
+            HA.change(status, from: "idle", to: "running", at: 1100),
+        ])
+        #expect(pushes.alerts.events == [.started])
+    }
+}

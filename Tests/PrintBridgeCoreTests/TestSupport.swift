@@ -29,6 +29,17 @@ enum HA {
                     newState: state(entityID, value, attributes: attributes, at: seconds))))
     }
 
+    /// A state_changed event with HA's previous state too.
+    static func change(_ entityID: String, from old: String, to new: String, at seconds: Double = 0) -> HAMessage {
+        .event(
+            id: 2,
+            HAEvent(
+                eventType: "state_changed", timeFired: EpochTime(seconds: seconds),
+                stateChange: StateChange(
+                    entityID: entityID, oldState: state(entityID, old, at: seconds - 60),
+                    newState: state(entityID, new, at: seconds))))
+    }
+
     static let deviceToken = String(repeating: "ab", count: 32)
     static let activityToken = String(repeating: "cd", count: 40)
     static let pushToStartToken = String(repeating: "ef", count: 40)

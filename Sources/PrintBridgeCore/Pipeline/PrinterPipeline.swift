@@ -40,18 +40,30 @@ public struct PrinterPipeline: Sendable {
         return true
     }
 
-    /// Members of HA messages the pipeline never reads; skipped while parsing.
-    /// (`old_state`: transitions are judged against the cache, not against
-    /// HA's idea of the previous state.)
-    public static let unreadMembers: Set<String> = ["old_state", "context"]
+    /// Members of HA messages the pipeline does not read; skipped while parsing.
+    /// `old_state` is read only for a field not yet known (see `wantsOldState`).
+    public static let unreadMembers: Set<String> = ["context", "old_state"]
 
-    /// Decodes one raw frame (one message or a coalesced array).
-    public static func decode(_ frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage] {
+    /// Decodes one raw frame (one message or a coalesced array). `keepingOldState`
+    /// decodes `old_state` too, for the rare event that needs it.
+    public static func decode(_ frame: UnsafeRawBufferPointer, keepingOldState: Bool = false)
+        throws(HAMessageError) -> [HAMessage]
+    {
         let json: JSONValue
         do throws(JSONParser.Error) {
-            json = try JSONParser.parse(frame, skippingKeys: unreadMembers)
+            json = try JSONParser.parse(frame, skippingKeys: keepingOldState ? ["context"] : unreadMembers)
         } catch { throw .json(error) }
         return try HAMessage.decodeAll(json)
+    }
+
+    /// Whether `message` (decoded without `old_state`) is a printer event whose
+    /// field is not known yet, so its `old_state` would be the first value seen:
+    /// decode the frame again with `keepingOldState` and handle that instead.
+    public func wantsOldState(_ message: HAMessage) -> Bool {
+        guard case .event(_, let event) = message, let change = event.stateChange, change.oldState == nil,
+            change.newState != nil, let match = matcher.match(entityID: change.entityID)
+        else { return false }
+        return cache[match.prefix]?.hasValue(for: match.field) != true
     }
 
     /// The time a message speaks for: `time_fired` of an event, the newest
@@ -94,6 +106,13 @@ public struct PrinterPipeline: Sendable {
             statistics.matchedUpdates += 1
             // A removed entity (no new state) tells us nothing new.
             guard let state = change.newState else { return output }
+            // HA's previous state is the first value seen of a field we know
+            // nothing of yet (a recording that starts with events): it is the
+            // baseline the new state is judged against. Transitions are
+            // otherwise judged against the cache, never against old_state.
+            if let old = change.oldState, cache[match.prefix]?.hasValue(for: match.field) != true {
+                apply(match, state: old, into: &output)
+            }
             apply(match, state: state, into: &output)
         case .result(let result):
             if let entries = result.registryEntries() {

@@ -26,6 +26,24 @@ public struct PrinterSnapshot: Hashable, Sendable {
         self.prefix = prefix
     }
 
+    /// Whether a usable value of `field` is known.
+    public func hasValue(for field: PrinterField) -> Bool {
+        switch field {
+        case .status: return status != nil
+        case .progress: return progress != nil
+        case .currentLayer: return currentLayer != nil
+        case .totalLayers: return totalLayers != nil
+        case .remainingTime: return remainingSeconds != nil
+        case .nozzleTemp: return nozzleTemp != nil
+        case .bedTemp: return bedTemp != nil
+        case .taskName: return taskName != nil
+        case .subtaskName: return subtaskName != nil
+        case .gcodeFilename: return gcodeFilename != nil
+        case .stage: return stage != nil
+        case .error: return errorCode != nil
+        }
+    }
+
     /// The file being printed: task name, else subtask name, else G-code file name.
     public var fileName: String? { taskName ?? subtaskName ?? gcodeFilename }
 

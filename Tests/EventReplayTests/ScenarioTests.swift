@@ -103,3 +103,21 @@ extension Push {
         #expect(end.json["aps"]?["content-state"]?["totalLayers"] == .number(250))
     }
 }
+
+@Suite struct BareEventRecordingTests {
+    /// Lines that are HA event objects without the WebSocket envelope replay too.
+    @Test func bareEventObjectsAreEvents() throws {
+        let source = try #require(Repo.read(Repo.sampleEvents + "/bambu-full-print.jsonl"))
+        var lines: [String] = []
+        for line in source.split(separator: "\n") {
+            let json = try JSONParser.parse(String(line))
+            if json["type"] == "event", let event = json["event"] { lines.append(JSONText.encode(event)) } else { lines.append(String(line)) }
+        }
+        let path = Repo.temporaryPath("bare-events.jsonl")
+        Repo.write(lines.joined(separator: "\n") + "\n", to: path)
+        let result = replay([path])
+        #expect(result.diagnostics.isEmpty)
+        #expect(result.lines.count == replay([Repo.sampleEvents + "/bambu-full-print.jsonl"]).lines.count)
+        #expect(result.pushes.filter { $0.kind == .alert }.map(\.event) == [.started, .milestone, .milestone, .milestone, .complete])
+    }
+}

@@ -13,7 +13,14 @@ public enum HAMessage: Hashable, Sendable {
     /// Decodes one message object (not a coalesced array: see `HAMessage.decodeAll`).
     public init(json: JSONValue) throws(HAMessageError) {
         guard let members = json.objectValue else { throw .shape("message is not a JSON object") }
-        guard let type = members["type"]?.stringValue else { throw .shape("message has no \"type\"") }
+        guard let type = members["type"]?.stringValue else {
+            // A bare event object (HA's own event dumps, other recorders): an event.
+            if members["event_type"]?.stringValue != nil, members["data"] != nil {
+                self = .event(id: nil, try HAEvent(json: json))
+                return
+            }
+            throw .shape("message has no \"type\"")
+        }
         let id = members["id"]?.intValue
         switch type {
         case "auth_required": self = .authRequired(haVersion: members["ha_version"]?.stringValue)

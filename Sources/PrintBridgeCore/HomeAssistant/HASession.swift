@@ -1,0 +1,216 @@
+/// The HA WebSocket protocol as a pure state machine: transport events and
+/// messages in, commands out, time passed in. The link that owns the socket
+/// runs it; tests drive it with made-up times.
+///
+/// On every connection: `auth_required` → `auth` → `auth_ok`, then (ids from 1)
+/// `supported_features` (coalesced messages), the entity registry, `get_states`
+/// (the snapshot, which is also the resync after a reconnect) and
+/// `subscribe_events` for `state_changed`. A ping goes out every
+/// `pingInterval`; no pong within `pongTimeout` closes the connection. Any
+/// disconnect is followed by a reconnect after an exponential, capped,
+/// jittered wait; a rejected token waits `authRetryDelay` (minutes, not a
+/// hot loop).
+public struct HASession: Sendable {
+    public struct Configuration: Hashable, Sendable {
+        public var pingInterval: Double = 30
+        public var pongTimeout: Double = 10
+        public var reconnectInitialDelay: Double = 1
+        public var reconnectMaximumDelay: Double = 60
+        public var authRetryDelay: Double = 300
+        /// Ask for the entity registry (translation keys); HA refuses it to
+        /// non-admin tokens, which is fine.
+        public var readsEntityRegistry = true
+        public init() {}
+    }
+
+    public enum Phase: String, Hashable, Sendable {
+        /// Not connected; `reconnectAt` says when to try.
+        case disconnected
+        case connecting
+        case authenticating
+        /// Authenticated; snapshot and subscription requested, not yet confirmed.
+        case synchronising
+        case live
+        /// HA refused the token; waiting `authRetryDelay`.
+        case rejected
+    }
+
+    public enum Command: Hashable, Sendable {
+        /// Open a connection.
+        case connect
+        /// Send this text frame.
+        case send(String)
+        /// Close the connection (a disconnect follows).
+        case close(reason: String)
+    }
+
+    /// Something worth a log line or a metric.
+    public enum Notice: Hashable, Sendable {
+        case authenticated(haVersion: String?)
+        case authRejected(message: String?)
+        case live
+        case requestFailed(id: Int, code: String?, message: String?)
+        case pongMissing
+        case reconnectScheduled(afterSeconds: Double, attempt: Int)
+    }
+
+    public let configuration: Configuration
+    private let accessToken: String
+    public private(set) var phase: Phase = .disconnected
+    public private(set) var reconnectAt: EpochTime?
+    public private(set) var reconnectAttempts = 0
+    /// Notices since the caller last took them.
+    public private(set) var notices: [Notice] = []
+
+    private var nextID = 1
+    private var subscriptionID: Int?
+    private var snapshotID: Int?
+    private var lastPingSent: EpochTime?
+    private var pendingPing: (id: Int, sentAt: EpochTime)?
+    private var lastActivity: EpochTime?
+
+    public init(accessToken: String, configuration: Configuration = .init()) {
+        self.accessToken = accessToken
+        self.configuration = configuration
+    }
+
+    /// Takes the notices gathered so far.
+    public mutating func takeNotices() -> [Notice] {
+        defer { notices.removeAll() }
+        return notices
+    }
+
+    /// Begin: connect now.
+    public mutating func start(at now: EpochTime) -> [Command] {
+        phase = .connecting
+        reconnectAt = nil
+        return [.connect]
+    }
+
+    /// The WebSocket is open: HA speaks first (`auth_required`).
+    public mutating func connected(at now: EpochTime) -> [Command] {
+        phase = .authenticating
+        nextID = 1
+        subscriptionID = nil
+        snapshotID = nil
+        pendingPing = nil
+        lastPingSent = now
+        lastActivity = now
+        return []
+    }
+
+    /// The connection is gone (closed, reset, failed to open). `random` in 0...1 jitters the wait.
+    public mutating func disconnected(at now: EpochTime, random: Double) -> [Command] {
+        pendingPing = nil
+        if phase == .rejected {
+            reconnectAt = now + configuration.authRetryDelay
+            notices.append(.reconnectScheduled(afterSeconds: configuration.authRetryDelay, attempt: reconnectAttempts))
+            return []
+        }
+        reconnectAttempts += 1
+        var delay = configuration.reconnectInitialDelay
+        for _ in 1..<reconnectAttempts where delay < configuration.reconnectMaximumDelay { delay *= 2 }
+        delay = min(delay, configuration.reconnectMaximumDelay) * (0.5 + 0.5 * min(max(random, 0), 1))
+        phase = .disconnected
+        reconnectAt = now + delay
+        notices.append(.reconnectScheduled(afterSeconds: delay, attempt: reconnectAttempts))
+        return []
+    }
+
+    /// A protocol message arrived (events too: they prove the link is alive).
+    public mutating func received(_ message: HAMessage, at now: EpochTime) -> [Command] {
+        lastActivity = now
+        switch message {
+        case .authRequired:
+            return [.send(#"{"type":"auth","access_token":\#(JSONText.quoted(accessToken))}"#)]
+        case .authOK(let version):
+            notices.append(.authenticated(haVersion: version))
+            phase = .synchronising
+            var commands: [Command] = [.send(request(#""type":"supported_features","features":{"coalesce_messages":1}"#))]
+            if configuration.readsEntityRegistry {
+                commands.append(.send(request(#""type":"config/entity_registry/list_for_display""#)))
+            }
+            let snapshot = nextID
+            commands.append(.send(request(#""type":"get_states""#)))
+            snapshotID = snapshot
+            let subscription = nextID
+            commands.append(.send(request(#""type":"subscribe_events","event_type":"state_changed""#)))
+            subscriptionID = subscription
+            return commands
+        case .authInvalid(let text):
+            notices.append(.authRejected(message: text))
+            phase = .rejected
+            return [.close(reason: "authentication rejected")]
+        case .result(let result):
+            if !result.success, let id = result.id {
+                notices.append(.requestFailed(id: id, code: result.errorCode, message: result.errorMessage))
+                if id == subscriptionID || id == snapshotID {
+                    return [.close(reason: "HA refused \(id == snapshotID ? "get_states" : "subscribe_events")")]
+                }
+            }
+            if result.success, result.id != nil, result.id == subscriptionID, phase == .synchronising {
+                phase = .live
+                reconnectAttempts = 0
+                notices.append(.live)
+            }
+            return []
+        case .pong(let id):
+            if let pending = pendingPing, id == nil || id == pending.id { pendingPing = nil }
+            return []
+        case .event, .other:
+            return []
+        }
+    }
+
+    /// Time passed: reconnect when due, ping when due, give up on a silent link.
+    public mutating func tick(at now: EpochTime) -> [Command] {
+        switch phase {
+        case .disconnected, .rejected:
+            guard let reconnectAt, now >= reconnectAt else { return [] }
+            phase = .connecting
+            self.reconnectAt = nil
+            return [.connect]
+        case .connecting:
+            return []
+        case .authenticating, .synchronising, .live:
+            if let pending = pendingPing, now - pending.sentAt >= configuration.pongTimeout {
+                pendingPing = nil
+                notices.append(.pongMissing)
+                return [.close(reason: "no pong within \(Int(configuration.pongTimeout)) s")]
+            }
+            if phase == .authenticating, let lastActivity, now - lastActivity >= configuration.pingInterval {
+                return [.close(reason: "no authentication answer")]
+            }
+            guard phase != .authenticating, pendingPing == nil,
+                now - (lastPingSent ?? now) >= configuration.pingInterval
+            else { return [] }
+            let id = nextID
+            lastPingSent = now
+            pendingPing = (id, now)
+            return [.send(request(#""type":"ping""#))]
+        }
+    }
+
+    /// When `tick` next has something to do.
+    public var nextDeadline: EpochTime? {
+        switch phase {
+        case .disconnected, .rejected: return reconnectAt
+        case .connecting: return nil
+        case .authenticating: return lastActivity.map { $0 + configuration.pingInterval }
+        case .synchronising, .live:
+            if let pending = pendingPing { return pending.sentAt + configuration.pongTimeout }
+            return lastPingSent.map { $0 + configuration.pingInterval }
+        }
+    }
+
+    /// `{"id":N,<members>}` with the next id.
+    private mutating func request(_ members: String) -> String {
+        defer { nextID += 1 }
+        return "{\"id\":\(nextID),\(members)}"
+    }
+}
+
+extension HASession: CustomStringConvertible {
+    /// Never shows the access token.
+    public var description: String { "HASession(phase: \(phase.rawValue), attempts: \(reconnectAttempts))" }
+}

@@ -36,6 +36,9 @@ let package = Package(
         // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 over libcurl multi.
         .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"]),
 
+        // The Home Assistant connection: libwebsockets client driven by HASession.
+        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "CLibWebSockets"]),
+
         // Recorded-event files: reading, replaying through the core, printing pushes.
         .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
 
@@ -47,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient",
+                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -66,6 +69,10 @@ let package = Package(
             name: "APNsClientTests",
             dependencies: ["APNsClient", "PrintBridgeCore", "PrinterActivityContent", "TestSupport"],
             exclude: ["MockAPNs"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: ["TestSupport"],
+            exclude: ["MockHA"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries"]),

@@ -15,6 +15,21 @@ public enum DevicesFile {
         Device(id: "demo", apnsToken: String(repeating: "d0", count: 32))
     ]
 
+    /// Reads and parses a devices file.
+    public static func load(path: String) throws(Error) -> [Device] {
+        var bytes: [UInt8] = []
+        do {
+            var reader = try LineReader(path: path)
+            try reader.forEachLine { line, _ in
+                bytes.append(contentsOf: line)
+                bytes.append(0x0A)
+            }
+        } catch {
+            throw Error(description: "devices file: \(error)")
+        }
+        return try parse(bytes, source: path)
+    }
+
     public static func parse(_ bytes: [UInt8], source: String) throws(Error) -> [Device] {
         let json: JSONValue
         do throws(JSONParser.Error) { json = try JSONParser.parse(bytes) } catch {

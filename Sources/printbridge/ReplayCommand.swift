@@ -140,21 +140,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     private func loadDevices(path: String) throws -> [Device] {
-        var bytes: [UInt8] = []
-        do {
-            var reader = try LineReader(path: path)
-            try reader.forEachLine { line, _ in
-                bytes.append(contentsOf: line)
-                bytes.append(0x0A)
-            }
-        } catch let error as LineReader.OpenError {
-            throw configError("devices file: \(error)")
-        }
-        do {
-            return try DevicesFile.parse(bytes, source: path)
-        } catch {
-            throw configError("devices file \(error)")
-        }
+        do { return try DevicesFile.load(path: path) } catch { throw configError("\(error)") }
     }
 
     private func configError(_ message: String) -> Error {

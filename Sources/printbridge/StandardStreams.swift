@@ -49,6 +49,28 @@ struct LineWriter: ~Copyable {
 
 /// Process facts for the command line: stderr lines, environment, resource use.
 enum StandardStreams {
+    /// Writes one line to stdout at once (one write: lines from concurrent
+    /// tasks never interleave).
+    static func out(_ line: String) {
+        var writer = LineWriter(descriptor: 1)
+        writer.write(line)
+        writer.flush()
+    }
+
+    /// A small text file's contents, or nil when it cannot be read.
+    static func readSmallFile(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 1 << 20 {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Writes one line to stderr at once (diagnostics must not wait behind stdout).
     static func err(_ line: String) {
         var writer = LineWriter(descriptor: 2)

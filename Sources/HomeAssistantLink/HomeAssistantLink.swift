@@ -1,0 +1,304 @@
+import CLibWebSockets
+import PrintBridgeCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the link reports, in order, through `events`.
+public enum LinkEvent: Sendable {
+    /// A `state_changed` event frame in HA's layout, raw: the consumer filters
+    /// and parses it (most are about other entities).
+    case frame([UInt8])
+    /// Any other message, already decoded (results, the snapshot, the registry).
+    case message(HAMessage)
+    /// Protocol news for logs and metrics.
+    case notice(HASession.Notice)
+    case connected
+    case disconnected(reason: String)
+    /// About twice a second: time for scheduled work (throttled updates).
+    case tick
+}
+
+/// The connection to Home Assistant: a libwebsockets client that stays
+/// connected for months, driven by `HASession`.
+///
+/// One thread owns the lws context and the session. Other threads only set
+/// flags under a lock and call `lws_cancel_service`; a ticker thread does
+/// that twice a second so the session can ping and reconnect on time.
+public final class HomeAssistantLink: @unchecked Sendable {
+    // @unchecked Sendable: `context`, `wsi`, `session`, the buffers and the
+    // connect strings are used only on the service thread; `control` is
+    // behind a Mutex; the rest is immutable.
+    public let endpoint: HAEndpoint
+    public let events: AsyncStream<LinkEvent>
+    private let continuation: AsyncStream<LinkEvent>.Continuation
+
+    private var session: HASession
+    private var context: OpaquePointer?
+    private var wsi: OpaquePointer?
+    private var outgoing: [[UInt8]] = []
+    private var incoming: [UInt8] = []
+    private var closeRequested = false
+    private var lastDisconnectReason = "closed"
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let cStrings: [UnsafeMutablePointer<CChar>]
+    private let control = Mutex(Control())
+    private var serviceThread = pthread_t()
+    private var tickerThread = pthread_t()
+    private let clock: any EpochClock
+
+    private struct Control {
+        var stopping = false
+    }
+
+    /// - Parameters:
+    ///   - caFile: extra CA bundle for a self-signed HA certificate (wss);
+    ///     otherwise the system's CA store verifies it.
+    public init(
+        endpoint: HAEndpoint, accessToken: String, caFile: String? = nil,
+        configuration: HASession.Configuration = .init(), clock: any EpochClock = SystemClock()
+    ) {
+        self.endpoint = endpoint
+        self.clock = clock
+        session = HASession(accessToken: accessToken, configuration: configuration)
+        (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
+        let name = strdup("printbridge-ha")!
+        var strings = [name, strdup(endpoint.host)!, strdup(endpoint.path)!]
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(name)
+        protocols[0].callback = linkCallback
+        protocols[0].rx_buffer_size = 65536
+        var info = lws_context_creation_info()
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.protocols = UnsafePointer(protocols)
+        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        info.gid = -1  // do not change user or group
+        info.uid = -1
+        if let caFile {
+            let copy = strdup(caFile)!
+            strings.append(copy)
+            info.client_ssl_ca_filepath = UnsafePointer(copy)
+        }
+        cStrings = strings
+        lws_set_log_level(getenv("PRINTBRIDGE_LWS_LOG") != nil ? 0x7F : LLL_ERR, nil)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        context = lws_create_context(&info)
+    }
+
+    deinit {
+        if let context { lws_context_destroy(context) }
+        protocols.deallocate()
+        for string in cStrings { free(string) }
+    }
+
+    /// Starts connecting (and reconnecting) until `stop`.
+    public func start() {
+        guard context != nil else {
+            continuation.yield(.disconnected(reason: "could not create the libwebsockets context"))
+            continuation.finish()
+            return
+        }
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(&serviceThread, nil, { pointer in
+            let link = Unmanaged<HomeAssistantLink>.fromOpaque(pointer!).takeRetainedValue()
+            link.serve()
+            return nil
+        }, retained)
+        let ticker = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(&tickerThread, nil, { pointer in
+            let link = Unmanaged<HomeAssistantLink>.fromOpaque(pointer!).takeRetainedValue()
+            link.tickLoop()
+            return nil
+        }, ticker)
+    }
+
+    /// Closes the connection and ends `events`. Safe from any thread.
+    public func stop() {
+        let already = control.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return state.stopping
+        }
+        guard !already, let context else { return }
+        lws_cancel_service(context)
+        pthread_join(serviceThread, nil)
+        pthread_join(tickerThread, nil)
+    }
+
+    private var stopping: Bool { control.withLock { $0.stopping } }
+
+    private func tickLoop() {
+        while !stopping {
+            usleep(500_000)
+            if let context { lws_cancel_service(context) }
+        }
+    }
+
+    // MARK: - Service thread
+
+    private func serve() {
+        run(session.start(at: clock.now()))
+        while !stopping {
+            lws_service(context, 0)
+        }
+        if wsi != nil {
+            closeRequested = true
+            lastDisconnectReason = "shutting down"
+            lws_callback_on_writable(wsi)
+            for _ in 0..<10 where wsi != nil { lws_service(context, 0) }
+        }
+        continuation.finish()
+    }
+
+    /// The thread was woken: time-driven session work.
+    fileprivate func wokenUp() {
+        guard !stopping else { return }
+        run(session.tick(at: clock.now()))
+        continuation.yield(.tick)
+        publishNotices()
+    }
+
+    private func publishNotices() {
+        for notice in session.takeNotices() { continuation.yield(.notice(notice)) }
+    }
+
+    private func run(_ commands: [HASession.Command]) {
+        for command in commands {
+            switch command {
+            case .connect:
+                connect()
+            case .send(let text):
+                guard wsi != nil else { continue }
+                outgoing.append(Array(text.utf8))
+                lws_callback_on_writable(wsi)
+            case .close(let reason):
+                lastDisconnectReason = reason
+                closeRequested = true
+                if wsi != nil { lws_callback_on_writable(wsi) }
+            }
+        }
+        publishNotices()
+    }
+
+    private func connect() {
+        var info = lws_client_connect_info()
+        info.context = context
+        info.address = UnsafePointer(cStrings[1])
+        info.host = UnsafePointer(cStrings[1])
+        info.origin = UnsafePointer(cStrings[1])
+        info.path = UnsafePointer(cStrings[2])
+        info.port = Int32(endpoint.port)
+        info.ssl_connection = endpoint.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0
+        info.ietf_version_or_minus_one = -1
+        info.local_protocol_name = UnsafePointer(cStrings[0])
+        closeRequested = false
+        outgoing.removeAll()
+        incoming.removeAll()
+        lastDisconnectReason = "connection failed"
+        withUnsafeMutablePointer(to: &wsi) { pointer in
+            info.pwsi = pointer
+            if lws_client_connect_via_info(&info) == nil {
+                pointer.pointee = nil
+            }
+        }
+        if wsi == nil { disconnected(reason: "cannot connect to \(endpoint)") }
+    }
+
+    fileprivate func established(_ connection: OpaquePointer?) {
+        wsi = connection
+        continuation.yield(.connected)
+        run(session.connected(at: clock.now()))
+    }
+
+    fileprivate func disconnected(reason: String) {
+        wsi = nil
+        outgoing.removeAll()
+        incoming.removeAll()
+        continuation.yield(.disconnected(reason: reason))
+        guard !stopping else { return }
+        run(session.disconnected(at: clock.now(), random: Double.random(in: 0...1)))
+    }
+
+    fileprivate func received(_ bytes: UnsafeRawBufferPointer, final: Bool) {
+        incoming.append(contentsOf: bytes)
+        guard final else { return }
+        let frame = incoming
+        incoming.removeAll(keepingCapacity: incoming.count < 1 << 20)
+        let now = clock.now()
+        if frame.withUnsafeBytes(HAFrameFilter.isHAEventFrame) {
+            _ = session.received(.other(type: "event"), at: now)
+            continuation.yield(.frame(frame))
+            return
+        }
+        let decoded: Result<[HAMessage], HAMessageError> = frame.withUnsafeBytes { buffer in
+            do throws(HAMessageError) {
+                return .success(try PrinterPipeline.decode(buffer, keepingOldState: true))
+            } catch { return .failure(error) }
+        }
+        guard case .success(let messages) = decoded else {
+            if case .failure(let error) = decoded {
+                continuation.yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
+            }
+            return
+        }
+        for message in messages {
+            run(session.received(message, at: now))
+            if case .event = message {
+                continuation.yield(.frame(frame))  // a coalesced array of events: consumer re-filters
+                return
+            }
+            continuation.yield(.message(message))
+        }
+    }
+
+    /// Writes one queued frame; returns false to close the connection.
+    fileprivate func writable(_ connection: OpaquePointer?) -> Bool {
+        if closeRequested { return false }
+        guard !outgoing.isEmpty else { return true }
+        let text = outgoing.removeFirst()
+        let pre = pb_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre + text.count)
+        buffer.replaceSubrange(pre..<(pre + text.count), with: text)
+        let written = buffer.withUnsafeMutableBufferPointer { pointer in
+            lws_write(connection, pointer.baseAddress! + pre, text.count, LWS_WRITE_TEXT)
+        }
+        guard written >= text.count else { return false }
+        if !outgoing.isEmpty { lws_callback_on_writable(connection) }
+        return true
+    }
+
+    fileprivate func closed(reason: String) {
+        disconnected(reason: closeRequested ? lastDisconnectReason : reason)
+    }
+}
+
+/// libwebsockets' protocol callback: finds the link through the context's
+/// user pointer (the link outlives its context) and hands the event over.
+private func linkCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ length: Int
+) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let pointer = lws_context_user(context) else { return 0 }
+    let link = Unmanaged<HomeAssistantLink>.fromOpaque(pointer).takeUnretainedValue()
+    switch reason {
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        link.established(wsi)
+    case LWS_CALLBACK_CLIENT_RECEIVE:
+        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+        link.received(UnsafeRawBufferPointer(start: input, count: length), final: final)
+    case LWS_CALLBACK_CLIENT_WRITEABLE:
+        return link.writable(wsi) ? 0 : -1
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
+        link.disconnected(reason: detail)
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        link.closed(reason: "connection closed")
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        link.wokenUp()
+    default:
+        break
+    }
+    return 0
+}

@@ -1,0 +1,179 @@
+import APNsClient
+import ArgumentParser
+import Dispatch
+import EventReplay
+import HomeAssistantLink
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Watch Home Assistant and send pushes: the agent's main job.",
+        discussion: """
+            Connects to HA_URL (http(s)://host:8123 or ws(s)://…/api/websocket; in an add-on
+            ws://supervisor/core/websocket) with the long-lived access token in HA_TOKEN or
+            the file HA_TOKEN_FILE (inside an add-on, SUPERVISOR_TOKEN). HA_CA_FILE adds a CA
+            for a self-signed HA certificate. It stays connected: pings every 30 s,
+            reconnects with back-off, and resyncs from get_states without repeating alerts.
+
+            Pushes go to APNs (APNS_* settings, see `printbridge send-test --help`), or with
+            --dry-run are printed as JSON lines like `replay` prints them. Devices come from
+            --devices FILE (the replay format). SIGTERM or SIGINT stops it: no new events,
+            pushes in flight get up to 5 s, exit 0.
+            """
+    )
+
+    @Flag(name: .customLong("dry-run"), help: "Print the pushes instead of sending them to APNs.")
+    var dryRun = false
+
+    @Option(name: .long, help: "Devices file (JSON array, as for replay).")
+    var devices: String?
+
+    func run() async throws {
+        let endpoint = try haEndpoint()
+        let token = try haToken(endpoint: endpoint)
+        var deviceList: [Device] = []
+        if let devices {
+            do { deviceList = try DevicesFile.load(path: devices) } catch {
+                StandardStreams.err("printbridge: \(error)")
+                throw ExitCodes.config
+            }
+        }
+        let sender: APNsSender? = dryRun ? nil : try APNsSetup.sender()
+        var planner = PlannerConfiguration()
+        if let sender { planner.bundleID = sender.configuration.bundleID }
+        if deviceList.isEmpty {
+            StandardStreams.err("printbridge: no devices (give --devices FILE); pushes have nowhere to go")
+        }
+        let link = HomeAssistantLink(
+            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"))
+        var pipeline = PrinterPipeline(
+            planner: PushPlanner(configuration: planner), devices: deviceList, clock: SystemClock())
+
+        let signals = Self.stopOnSignals { link.stop() }
+        defer { signals.forEach { $0.cancel() } }
+        StandardStreams.err("printbridge: connecting to \(endpoint)")
+        link.start()
+
+        await withDiscardingTaskGroup { inFlight in
+            func deliver(_ output: PrinterPipeline.Output) {
+                for failure in output.failures { StandardStreams.err("printbridge: \(failure)") }
+                for push in output.pushes {
+                    if let sender {
+                        inFlight.addTask {
+                            let outcome = await sender.send(push)
+                            StandardStreams.out(APNsSetup.outcomeLine(push, outcome))
+                        }
+                    } else {
+                        StandardStreams.out(PushLineFormat.json.line(for: push))
+                    }
+                }
+            }
+            for await event in link.events {
+                switch event {
+                case .frame(let bytes):
+                    let skipped = bytes.withUnsafeBytes { pipeline.skipsFrame($0) }
+                    if skipped { continue }
+                    for message in Self.decode(bytes, for: pipeline) {
+                        deliver(pipeline.fireDue(upTo: SystemClock().now()))
+                        deliver(pipeline.handle(message))
+                    }
+                case .message(let message):
+                    deliver(pipeline.handle(message))
+                case .tick:
+                    deliver(pipeline.fireDue(upTo: SystemClock().now()))
+                case .connected:
+                    StandardStreams.err("printbridge: connected to \(endpoint)")
+                case .disconnected(let reason):
+                    StandardStreams.err("printbridge: disconnected from Home Assistant: \(reason)")
+                case .notice(let notice):
+                    if let line = Self.describe(notice) { StandardStreams.err("printbridge: \(line)") }
+                }
+            }
+            if let sender {
+                // Pushes in flight get a bounded time, then the connection closes.
+                inFlight.addTask {
+                    try? await Task.sleep(nanoseconds: 5_000_000_000)
+                    sender.shutdown(grace: 0)
+                }
+            }
+        }
+        sender?.shutdown(grace: 0)
+        StandardStreams.err("printbridge: stopped")
+    }
+
+    /// A frame's messages, with `old_state` when the pipeline needs it.
+    static func decode(_ bytes: [UInt8], for pipeline: PrinterPipeline) -> [HAMessage] {
+        bytes.withUnsafeBytes { buffer -> [HAMessage] in
+            guard var messages = try? PrinterPipeline.decode(buffer) else { return [] }
+            if messages.contains(where: pipeline.wantsOldState),
+                let full = try? PrinterPipeline.decode(buffer, keepingOldState: true), full.count == messages.count
+            {
+                messages = full
+            }
+            return messages
+        }
+    }
+
+    static func describe(_ notice: HASession.Notice) -> String? {
+        switch notice {
+        case .authenticated(let version): return "authenticated with Home Assistant \(version ?? "")"
+        case .authRejected(let message):
+            return "Home Assistant rejected the access token (\(message ?? "auth_invalid")); "
+                + "check HA_TOKEN / HA_TOKEN_FILE; trying again in 5 minutes"
+        case .live: return "subscribed to state changes"
+        case .requestFailed(let id, let code, let message):
+            return "Home Assistant request \(id) failed: \(code ?? "") \(message ?? "")"
+        case .pongMissing: return "no pong from Home Assistant; reconnecting"
+        case .reconnectScheduled(let seconds, let attempt):
+            return "reconnecting in \(Int(seconds.rounded(.up))) s (attempt \(attempt))"
+        }
+    }
+
+    private func haEndpoint() throws -> HAEndpoint {
+        guard let url = StandardStreams.environment("HA_URL") else {
+            StandardStreams.err("printbridge: HA_URL not set (e.g. http://homeassistant.local:8123)")
+            throw ExitCodes.config
+        }
+        do { return try HAEndpoint(url: url) } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+    }
+
+    /// HA_TOKEN, else the contents of HA_TOKEN_FILE, else SUPERVISOR_TOKEN for
+    /// the supervisor endpoint. Never from the command line.
+    private func haToken(endpoint: HAEndpoint) throws -> String {
+        if let token = StandardStreams.environment("HA_TOKEN") { return token }
+        if let path = StandardStreams.environment("HA_TOKEN_FILE") {
+            guard let text = StandardStreams.readSmallFile(path) else {
+                StandardStreams.err("printbridge: HA_TOKEN_FILE \(path) cannot be read")
+                throw ExitCodes.config
+            }
+            let token = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            guard !token.isEmpty else {
+                StandardStreams.err("printbridge: HA_TOKEN_FILE \(path) is empty")
+                throw ExitCodes.config
+            }
+            return token
+        }
+        if endpoint.host == "supervisor", let token = StandardStreams.environment("SUPERVISOR_TOKEN") { return token }
+        StandardStreams.err("printbridge: HA_TOKEN or HA_TOKEN_FILE not set (a long-lived access token from your HA profile)")
+        throw ExitCodes.config
+    }
+
+    /// Runs `stop` once on SIGTERM or SIGINT.
+    static func stopOnSignals(_ stop: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop() }
+            source.resume()
+            return source
+        }
+    }
+}

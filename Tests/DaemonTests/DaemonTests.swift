@@ -1,0 +1,181 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `printbridge run` end to end: the real binary against a mock Home
+/// Assistant (MockHA/mock_ha.py, Python websockets) on 127.0.0.1.
+@Suite(.serialized) struct DaemonTests {
+    static let root = CommandRunner.repositoryRoot(from: #filePath)
+    static let token = "test-ha-token"
+
+    /// A mock HA streaming one recorded file.
+    final class MockHA {
+        let port: Int
+        let statsPath: String
+        private let process = Process()
+        private let stdin = Pipe()
+
+        init(events: String, arguments: [String] = []) throws {
+            statsPath = NSTemporaryDirectory() + "printbridge-ha-\(UUID().uuidString.prefix(8)).json"
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/mock_ha.py").path
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, "--events", DaemonTests.root + "/SampleEvents/" + events,
+                                 "--token", DaemonTests.token, "--stats", statsPath] + arguments
+            let stdout = Pipe()
+            process.standardOutput = stdout
+            process.standardInput = stdin
+            try process.run()
+            var line = Data()
+            while !line.contains(0x0A) {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { throw CocoaError(.fileReadUnknown) }
+                line.append(chunk)
+            }
+            port = Int(String(decoding: line, as: UTF8.self).dropFirst(5).prefix { $0.isNumber }) ?? 0
+        }
+
+        deinit {
+            process.terminate()
+            try? FileManager.default.removeItem(atPath: statsPath)
+        }
+
+        func stats() -> [String: Int] {
+            guard let data = FileManager.default.contents(atPath: statsPath),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+            else { return [:] }
+            return object
+        }
+    }
+
+    /// A running `printbridge run --dry-run`, its output in files.
+    final class Agent {
+        let process = Process()
+        let outPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).out"
+        let errPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).err"
+
+        init(port: Int, devices: String, environment extra: [String: String] = [:]) throws {
+            let binary = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
+            FileManager.default.createFile(atPath: outPath, contents: nil)
+            FileManager.default.createFile(atPath: errPath, contents: nil)
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["run", "--dry-run", "--devices", devices]
+            var environment = ProcessInfo.processInfo.environment
+            environment["HA_URL"] = "http://127.0.0.1:\(port)"
+            environment["HA_TOKEN"] = DaemonTests.token
+            process.environment = environment.merging(extra) { $1 }
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+            try process.run()
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+            try? FileManager.default.removeItem(atPath: outPath)
+            try? FileManager.default.removeItem(atPath: errPath)
+        }
+
+        var pushes: [[String: Any]] {
+            let text = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
+            return text.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+
+        var log: String { String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self) }
+
+        /// Alerts as "device event", in order.
+        var alerts: [String] {
+            pushes.filter { $0["push_type"] as? String == "alert" }.map {
+                "\(($0["device"] as? String ?? "").prefix(2)) \($0["event"] as? String ?? "")"
+            }
+        }
+
+        /// Waits until `condition` holds or `seconds` pass.
+        @discardableResult
+        func wait(upTo seconds: Double, until condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if condition() { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return condition()
+        }
+
+        /// SIGTERM, then the exit status.
+        func stop() -> Int32 {
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    /// Every notification on, a Live Activity for the X1C.
+    static func devicesFile() throws -> String {
+        let path = NSTemporaryDirectory() + "printbridge-devices-\(UUID().uuidString.prefix(8)).json"
+        let device = String(repeating: "ab", count: 32)
+        let activity = String(repeating: "cd", count: 40)
+        try #"[{"apnsToken":"\#(device)","activityTokens":{"x1c_00m09a350100123":"\#(activity)"}}]"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static let fullPrintAlerts = ["ab started", "ab milestone", "ab milestone", "ab milestone", "ab complete"]
+
+    @Test func aLivePrintProducesItsPushes() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl")
+        let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
+        #expect(agent.wait(upTo: 20) { agent.alerts.count >= 5 && agent.pushes.last?["event"] as? String == "end" })
+        #expect(agent.alerts == Self.fullPrintAlerts)
+        #expect(agent.pushes.filter { $0["event"] as? String == "update" }.first?["priority"] as? Int == 10)
+        #expect(agent.stop() == 0)
+        #expect(agent.log.contains("subscribed to state changes"))
+        #expect(agent.log.contains("stopped"))
+        #expect(!agent.log.contains(Self.token), "the token is never logged")
+    }
+
+    @Test func anHARestartMidPrintDoesNotRepeatTheStart() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--drop-after", "80"])
+        let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
+        #expect(agent.wait(upTo: 25) { agent.alerts.contains("ab complete") })
+        agent.wait(upTo: 1) { false }
+        #expect(ha.stats()["connections"] == 2)
+        #expect(agent.alerts == Self.fullPrintAlerts, "resync brings no duplicate")
+        #expect(agent.log.contains("reconnecting in"))
+        #expect(agent.stop() == 0)
+    }
+
+    @Test func aPrintThatFinishedWhileDisconnectedCompletesExactlyOnce() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--drop-after", "80", "--skip-while-down"])
+        let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
+        #expect(agent.wait(upTo: 25) { agent.alerts.contains("ab complete") })
+        agent.wait(upTo: 1.5) { false }
+        #expect(ha.stats()["connections"] == 2)
+        #expect(agent.alerts.filter { $0 == "ab complete" }.count == 1)
+        #expect(agent.alerts.filter { $0 == "ab started" }.count == 1)
+        #expect(agent.pushes.filter { $0["event"] as? String == "end" }.count == 1, "the Live Activity ends too")
+        #expect(agent.stop() == 0)
+    }
+
+    @Test func aRejectedTokenIsReportedOnceWithoutAHotLoop() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--reject-token"])
+        let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
+        #expect(agent.wait(upTo: 10) { agent.log.contains("rejected the access token") })
+        agent.wait(upTo: 3) { false }
+        #expect(ha.stats()["auth_attempts"] == 1, "retries wait minutes")
+        #expect(agent.process.isRunning)
+        #expect(agent.log.contains("trying again in 5 minutes"))
+        #expect(agent.stop() == 0)
+    }
+
+    @Test func missingSettingsAreConfigurationErrors() throws {
+        let noURL = try CommandRunner.run(["run", "--dry-run"], environment: ["HA_URL": "", "HA_TOKEN": "x"])
+        #expect(noURL.status == 78)
+        #expect(noURL.stderr.contains("HA_URL not set"))
+        let badURL = try CommandRunner.run(["run", "--dry-run"], environment: ["HA_URL": "ftp://ha", "HA_TOKEN": "x"])
+        #expect(badURL.status == 78)
+        let noToken = try CommandRunner.run(
+            ["run", "--dry-run"], environment: ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "", "HA_TOKEN_FILE": ""])
+        #expect(noToken.status == 78)
+        #expect(noToken.stderr.contains("HA_TOKEN or HA_TOKEN_FILE not set"))
+    }
+}

@@ -17,8 +17,9 @@ struct RunCommand: AsyncParsableCommand {
             Connects to HA_URL (http(s)://host:8123 or ws(s)://…/api/websocket; in an add-on
             ws://supervisor/core/websocket) with the long-lived access token in HA_TOKEN or
             the file HA_TOKEN_FILE (inside an add-on, SUPERVISOR_TOKEN). HA_CA_FILE adds a CA
-            for a self-signed HA certificate. It stays connected: pings every 30 s,
-            reconnects with back-off, and resyncs from get_states without repeating alerts.
+            for a self-signed HA certificate. It stays connected: pings every 30 s
+            (HA_PING_INTERVAL; no pong within HA_PONG_TIMEOUT, 10 s, reconnects), reconnects
+            with back-off, and resyncs from get_states without repeating alerts.
 
             Pushes go to APNs (APNS_* settings, see `printbridge send-test --help`), or with
             --dry-run are printed as JSON lines like `replay` prints them. Devices come from
@@ -49,8 +50,12 @@ struct RunCommand: AsyncParsableCommand {
         if deviceList.isEmpty {
             StandardStreams.err("printbridge: no devices (give --devices FILE); pushes have nowhere to go")
         }
+        var sessionConfiguration = HASession.Configuration()
+        if let interval = try Self.seconds("HA_PING_INTERVAL") { sessionConfiguration.pingInterval = interval }
+        if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
         let link = HomeAssistantLink(
-            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"))
+            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
+            configuration: sessionConfiguration)
         var pipeline = PrinterPipeline(
             planner: PushPlanner(configuration: planner), devices: deviceList, clock: SystemClock())
 
@@ -117,6 +122,16 @@ struct RunCommand: AsyncParsableCommand {
             }
             return messages
         }
+    }
+
+    /// A positive number of seconds from the environment, if set.
+    static func seconds(_ name: String) throws -> Double? {
+        guard let text = StandardStreams.environment(name) else { return nil }
+        guard let value = Double(text), value > 0, value.isFinite else {
+            StandardStreams.err("printbridge: \(name) must be a positive number of seconds")
+            throw ExitCodes.config
+        }
+        return value
     }
 
     static func describe(_ notice: HASession.Notice) -> String? {

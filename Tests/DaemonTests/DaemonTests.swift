@@ -179,3 +179,33 @@ import Testing
         #expect(noToken.stderr.contains("HA_TOKEN or HA_TOKEN_FILE not set"))
     }
 }
+
+/// What HA's WebSocket may throw at the link: huge, fragmented and coalesced
+/// frames, and a silent server.
+@Suite(.serialized) struct DaemonProtocolTests {
+    typealias MockHA = DaemonTests.MockHA
+    typealias Agent = DaemonTests.Agent
+
+    @Test func aFiveMegabyteSnapshotInFragmentsAndCoalescedEvents() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--big-snapshot", "5", "--fragment", "--coalesce"])
+        let agent = try Agent(port: ha.port, devices: try DaemonTests.devicesFile())
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
+        agent.wait(upTo: 0.5) { false }
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts)
+        #expect((ha.stats()["largest_message"] ?? 0) > 5_000_000)
+        #expect(ha.stats()["coalesce_requested"] == 1)
+        #expect(agent.stop() == 0)
+    }
+
+    @Test func aServerThatStopsAnsweringPingsIsLeft() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--stall-pongs"])
+        let agent = try Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(),
+            environment: ["HA_PING_INTERVAL": "1", "HA_PONG_TIMEOUT": "1"])
+        #expect(agent.wait(upTo: 15) { (ha.stats()["connections"] ?? 0) >= 2 })
+        #expect(agent.log.contains("no pong from Home Assistant"))
+        #expect((ha.stats()["pings"] ?? 0) >= 1)
+        #expect(agent.alerts.filter { $0 == "ab started" }.count == 1, "the reconnect repeats nothing")
+        #expect(agent.stop() == 0)
+    }
+}

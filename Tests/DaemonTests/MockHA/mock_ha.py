@@ -16,6 +16,11 @@ subscriber every S seconds, re-numbered with the subscription id.
 --skip-while-down   the events HA would have sent while the agent was
                     disconnected are applied to HA's states but not sent, so
                     the next get_states shows where the printer got to
+--big-snapshot MB   pad get_states with household entities to about MB megabytes
+--fragment          send every message as several WebSocket fragments
+--coalesce          send events three to a frame, as a JSON array (HA's
+                    coalesce_messages), when the client asked for it
+--stall-pongs       never answer pings
 Stats (connections, auth attempts, events sent) go to --stats as JSON.
 """
 import argparse
@@ -44,8 +49,24 @@ class MockHA:
                         self.states = {s["entity_id"]: s for s in message["result"]}
                 elif message.get("type") == "event" and message["event"].get("event_type") == "state_changed":
                     self.events.append(message["event"])
+        if args.big_snapshot:
+            filler = {"friendly_name": "Filler sensor", "unit_of_measurement": "W", "device_class": "power",
+                      "state_class": "measurement", "note": "x" * 200}
+            index = 0
+            size = len(json.dumps(list(self.states.values())))
+            while size < args.big_snapshot * 1_000_000:
+                entity = f"sensor.filler_{index}_power"
+                state = {"entity_id": entity, "state": str(index % 500), "attributes": filler,
+                         "last_changed": "2026-11-20T09:00:00.000000+00:00",
+                         "last_updated": "2026-11-20T09:00:00.000000+00:00",
+                         "context": {"id": f"01JDFILLER{index:016d}", "parent_id": None, "user_id": None}}
+                self.states[entity] = state
+                size += len(json.dumps(state)) + 1
+                index += 1
         self.position = 0
-        self.stats = {"connections": 0, "auth_attempts": 0, "events_sent": 0, "drops": 0}
+        self.coalesce = False
+        self.stats = {"connections": 0, "auth_attempts": 0, "events_sent": 0, "drops": 0, "pings": 0,
+                      "coalesce_requested": 0, "largest_message": 0}
         self.write_stats()
 
     def write_stats(self):
@@ -57,6 +78,14 @@ class MockHA:
         new_state = event["data"].get("new_state")
         if new_state is not None:
             self.states[event["data"]["entity_id"]] = new_state
+
+    async def send(self, ws, text):
+        self.stats["largest_message"] = max(self.stats["largest_message"], len(text))
+        if self.args.fragment and len(text) > 8:
+            step = max(1, len(text) // 4)
+            await ws.send(text[i:i + step] for i in range(0, len(text), step))
+        else:
+            await ws.send(text)
 
     async def handler(self, ws):
         self.stats["connections"] += 1
@@ -76,18 +105,25 @@ class MockHA:
                 request = json.loads(text)
                 rid, kind = request.get("id"), request.get("type")
                 if kind == "ping":
-                    await ws.send(json.dumps({"id": rid, "type": "pong"}))
+                    self.stats["pings"] += 1
+                    self.write_stats()
+                    if not self.args.stall_pongs:
+                        await self.send(ws, json.dumps({"id": rid, "type": "pong"}))
+                elif kind == "supported_features":
+                    self.coalesce = bool(request.get("features", {}).get("coalesce_messages"))
+                    self.stats["coalesce_requested"] += int(self.coalesce)
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
                 elif kind == "get_states":
-                    await ws.send(json.dumps({"id": rid, "type": "result", "success": True,
-                                              "result": list(self.states.values())}))
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True,
+                                                    "result": list(self.states.values())}))
                 elif kind == "config/entity_registry/list_for_display":
-                    await ws.send(json.dumps({"id": rid, "type": "result", "success": True,
-                                              "result": {"entity_categories": {}, "entities": []}}))
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True,
+                                                    "result": {"entity_categories": {}, "entities": []}}))
                 elif kind == "subscribe_events":
-                    await ws.send(json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
                     streamer = asyncio.create_task(self.stream(ws, rid))
                 else:
-                    await ws.send(json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
         except websockets.ConnectionClosed:
             pass
         finally:
@@ -97,13 +133,17 @@ class MockHA:
     async def stream(self, ws, subscription):
         sent_here = 0
         while self.position < len(self.events):
-            event = self.events[self.position]
-            self.position += 1
-            self.apply(event)
-            await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
-            sent_here += 1
-            self.stats["events_sent"] += 1
-            if self.args.drop_after and sent_here == self.args.drop_after and self.stats["drops"] == 0:
+            batch = 3 if self.args.coalesce and self.coalesce else 1
+            messages = []
+            for event in self.events[self.position:self.position + batch]:
+                self.apply(event)
+                messages.append({"id": subscription, "type": "event", "event": event})
+            self.position += len(messages)
+            payload = messages[0] if len(messages) == 1 and batch == 1 else messages
+            await self.send(ws, json.dumps(payload, separators=(",", ":")))
+            sent_here += len(messages)
+            self.stats["events_sent"] += len(messages)
+            if self.args.drop_after and sent_here >= self.args.drop_after and self.stats["drops"] == 0:
                 self.stats["drops"] += 1
                 if self.args.skip_while_down:
                     while self.position < len(self.events):
@@ -133,6 +173,10 @@ def main():
     parser.add_argument("--skip-while-down", action="store_true")
     parser.add_argument("--interval", type=float, default=0.002)
     parser.add_argument("--stats")
+    parser.add_argument("--big-snapshot", type=float, default=0)
+    parser.add_argument("--fragment", action="store_true")
+    parser.add_argument("--coalesce", action="store_true")
+    parser.add_argument("--stall-pongs", action="store_true")
     asyncio.run(MockHA(parser.parse_args()).main())
 
 

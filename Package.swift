@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "APNsBenchmark", dependencies: ["APNsClient", "PrintBridgeCore"]),
 
         // Test helpers shared by test targets (running the built binary).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["APNsClient"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PrintBridgeCoreTests",
             dependencies: ["PrintBridgeCore", "PrinterActivityContent"]),
@@ -71,7 +71,7 @@ let package = Package(
             exclude: ["MockAPNs"]),
         .testTarget(
             name: "DaemonTests",
-            dependencies: ["TestSupport"],
+            dependencies: ["TestSupport", "APNsClient"],
             exclude: ["MockHA"]),
         .testTarget(
             name: "SystemLibrariesTests",

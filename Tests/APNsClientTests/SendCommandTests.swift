@@ -9,11 +9,7 @@ import Testing
 
     init() throws {
         server = try MockAPNsServer()
-        environment = [
-            "APNS_TEAM_ID": MockAPNsServer.teamID, "APNS_KEY_ID": MockAPNsServer.keyID, "APNS_KEY_PATH": server.keyPath,
-            "APNS_BUNDLE_ID": MockAPNsServer.bundleID, "APNS_BASE_URL": "https://127.0.0.1:\(server.port)",
-            "APNS_CA_FILE": server.workdir + "/ca.pem",
-        ]
+        environment = server.environment
     }
 
     func outcome(_ result: CommandRunner.Result) throws -> [String: Any] {

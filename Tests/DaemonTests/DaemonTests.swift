@@ -1,3 +1,4 @@
+import APNsClient
 import Foundation
 import TestSupport
 import Testing
@@ -53,12 +54,12 @@ import Testing
         let outPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).out"
         let errPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).err"
 
-        init(port: Int, devices: String, environment extra: [String: String] = [:]) throws {
+        init(port: Int, devices: String, environment extra: [String: String] = [:], dryRun: Bool = true) throws {
             let binary = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
             FileManager.default.createFile(atPath: outPath, contents: nil)
             FileManager.default.createFile(atPath: errPath, contents: nil)
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["run", "--dry-run", "--devices", devices]
+            process.arguments = ["run", "--devices", devices] + (dryRun ? ["--dry-run"] : [])
             var environment = ProcessInfo.processInfo.environment
             environment["HA_URL"] = "http://127.0.0.1:\(port)"
             environment["HA_TOKEN"] = DaemonTests.token
@@ -207,5 +208,24 @@ import Testing
         #expect((ha.stats()["pings"] ?? 0) >= 1)
         #expect(agent.alerts.filter { $0 == "ab started" }.count == 1, "the reconnect repeats nothing")
         #expect(agent.stop() == 0)
+    }
+}
+
+/// The whole path: mock HA → printbridge run → mock APNs.
+@Suite(.serialized) struct DaemonDeliveryTests {
+    @Test func pushesReachAPNsAndShutdownIsClean() throws {
+        let apns = try MockAPNsServer()
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        let devices = try DaemonTests.devicesFile()
+        let agent = try DaemonTests.Agent(port: ha.port, devices: devices, environment: apns.environment, dryRun: false)
+        #expect(agent.wait(upTo: 20) { agent.pushes.filter { $0["outcome"] as? String == "delivered" }.count >= 7 })
+        let outcomes = agent.pushes
+        #expect(outcomes.allSatisfy { $0["outcome"] as? String == "delivered" }, "\(outcomes)")
+        #expect(outcomes.filter { $0["push_type"] as? String == "alert" }.map { $0["event"] as? String } ==
+                ["started", "milestone", "milestone", "milestone", "complete"])
+        #expect(try apns.stat("connections") == 1)
+        #expect(try apns.stat("requests") == outcomes.count)
+        #expect(agent.stop() == 0)
+        #expect(agent.log.contains("stopped"))
     }
 }

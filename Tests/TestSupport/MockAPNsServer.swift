@@ -1,0 +1,69 @@
+import APNsClient
+import Foundation
+
+/// A mock APNs server (MockAPNs/mock_apns.py) on 127.0.0.1, port 0: HTTP/2
+/// over TLS with a certificate, CA and APNs key made fresh for each start.
+public final class MockAPNsServer: Sendable {
+    public static let teamID = "TEAMID1234"
+    public static let keyID = "KEYID56789"
+    public static let bundleID = "com.example.PrinterMonitor"
+
+    public let port: Int
+    public let workdir: String
+    private let process: Process
+    private let stdin: Pipe
+
+    public init(ignoreIAT: Bool = false, benchmark: Bool = false) throws {
+        workdir = NSTemporaryDirectory() + "printbridge-apns-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: workdir, withIntermediateDirectories: true)
+        let script = CommandRunner.repositoryRoot(from: #filePath) + "/Tests/APNsClientTests/MockAPNs/mock_apns.py"
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "--workdir", workdir, "--team-id", Self.teamID, "--key-id", Self.keyID,
+                             "--bundle-id", Self.bundleID] + (ignoreIAT ? ["--ignore-iat"] : []) + (benchmark ? ["--benchmark"] : [])
+        let stdout = Pipe()
+        stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardInput = stdin
+        try process.run()
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { throw MockError.didNotStart }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).prefix { $0.isNumber }) else { throw MockError.didNotStart }
+        self.port = port
+    }
+
+    deinit {
+        process.terminate()
+        try? FileManager.default.removeItem(atPath: workdir)
+    }
+
+    public enum MockError: Error { case didNotStart }
+
+    public var keyPath: String { workdir + "/AuthKey_TEST.p8" }
+
+    public var configuration: APNsConfiguration {
+        APNsConfiguration(
+            teamID: Self.teamID, keyID: Self.keyID, keyPath: keyPath, bundleID: Self.bundleID,
+            baseURL: "https://127.0.0.1:\(port)", caFile: workdir + "/ca.pem")
+    }
+
+    /// The APNS_* environment for `printbridge` to use this server.
+    public var environment: [String: String] {
+        ["APNS_TEAM_ID": Self.teamID, "APNS_KEY_ID": Self.keyID, "APNS_KEY_PATH": keyPath, "APNS_BUNDLE_ID": Self.bundleID,
+         "APNS_BASE_URL": "https://127.0.0.1:\(port)", "APNS_CA_FILE": workdir + "/ca.pem"]
+    }
+
+    /// What the server has seen (connections, requests, provider tokens, rejections).
+    public func stats() throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: workdir + "/stats.json"))
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    public func stat(_ name: String) throws -> Int { try stats()[name] as? Int ?? -1 }
+}
+

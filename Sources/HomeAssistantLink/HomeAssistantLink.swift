@@ -19,6 +19,9 @@ public enum LinkEvent: Sendable {
     case disconnected(reason: String)
     /// About twice a second: time for scheduled work (throttled updates).
     case tick
+    /// Every frame exactly as received, when the link was made with `tapsFrames`
+    /// (for `printbridge record`).
+    case received([UInt8])
 }
 
 /// The connection to Home Assistant: a libwebsockets client that stays
@@ -48,6 +51,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var serviceThread = pthread_t()
     private var tickerThread = pthread_t()
     private let clock: any EpochClock
+    private let tapsFrames: Bool
 
     private struct Control {
         var stopping = false
@@ -58,10 +62,12 @@ public final class HomeAssistantLink: @unchecked Sendable {
     ///     otherwise the system's CA store verifies it.
     public init(
         endpoint: HAEndpoint, accessToken: String, caFile: String? = nil,
-        configuration: HASession.Configuration = .init(), clock: any EpochClock = SystemClock()
+        configuration: HASession.Configuration = .init(), clock: any EpochClock = SystemClock(),
+        tapsFrames: Bool = false
     ) {
         self.endpoint = endpoint
         self.clock = clock
+        self.tapsFrames = tapsFrames
         session = HASession(accessToken: accessToken, configuration: configuration)
         (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
         let name = strdup("printbridge-ha")!
@@ -227,6 +233,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         let frame = incoming
         incoming.removeAll(keepingCapacity: incoming.count < 1 << 20)
         let now = clock.now()
+        if tapsFrames { continuation.yield(.received(frame)) }
         if frame.withUnsafeBytes(HAFrameFilter.isHAEventFrame) {
             _ = session.received(.other(type: "event"), at: now)
             continuation.yield(.frame(frame))

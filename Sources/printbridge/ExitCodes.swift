@@ -4,6 +4,8 @@ import ArgumentParser
 enum ExitCodes {
     /// An input file could not be read at all (EX_NOINPUT).
     static let noInput = ExitCode(66)
+    /// An output file could not be created (EX_CANTCREAT).
+    static let cannotCreate = ExitCode(73)
     /// A push could not be delivered (EX_UNAVAILABLE).
     static let unavailable = ExitCode(69)
     /// Configuration is invalid: devices file, option values (EX_CONFIG).

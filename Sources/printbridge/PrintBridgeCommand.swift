@@ -10,10 +10,10 @@ struct PrintBridgeCommand: AsyncParsableCommand {
         abstract: "Watches 3D printers through Home Assistant and sends Apple push notifications.",
         discussion: """
             Exit codes: 0 ok, 64 usage error, 66 an input file could not be read,
-            69 a push was not delivered, 78 configuration error (bad devices file,
+            69 a push was not delivered, 73 an output file could not be created, 78 configuration error (bad devices file,
             option values or APNs settings).
             """,
         version: "printbridge \(version)\n\(SystemLibraries.summary)",
-        subcommands: [RunCommand.self, ReplayCommand.self, SendTestCommand.self]
+        subcommands: [RunCommand.self, ReplayCommand.self, RecordCommand.self, SendTestCommand.self]
     )
 }

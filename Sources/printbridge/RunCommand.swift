@@ -35,8 +35,8 @@ struct RunCommand: AsyncParsableCommand {
     var devices: String?
 
     func run() async throws {
-        let endpoint = try haEndpoint()
-        let token = try haToken(endpoint: endpoint)
+        let endpoint = try Self.haEndpoint()
+        let token = try Self.haToken(endpoint: endpoint)
         var deviceList: [Device] = []
         if let devices {
             do { deviceList = try DevicesFile.load(path: devices) } catch {
@@ -97,6 +97,8 @@ struct RunCommand: AsyncParsableCommand {
                     StandardStreams.err("printbridge: disconnected from Home Assistant: \(reason)")
                 case .notice(let notice):
                     if let line = Self.describe(notice) { StandardStreams.err("printbridge: \(line)") }
+                case .received:
+                    break
                 }
             }
             if let sender {
@@ -149,7 +151,7 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    private func haEndpoint() throws -> HAEndpoint {
+    static func haEndpoint() throws -> HAEndpoint {
         guard let url = StandardStreams.environment("HA_URL") else {
             StandardStreams.err("printbridge: HA_URL not set (e.g. http://homeassistant.local:8123)")
             throw ExitCodes.config
@@ -162,7 +164,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// HA_TOKEN, else the contents of HA_TOKEN_FILE, else SUPERVISOR_TOKEN for
     /// the supervisor endpoint. Never from the command line.
-    private func haToken(endpoint: HAEndpoint) throws -> String {
+    static func haToken(endpoint: HAEndpoint) throws -> String {
         if let token = StandardStreams.environment("HA_TOKEN") { return token }
         if let path = StandardStreams.environment("HA_TOKEN_FILE") {
             guard let text = StandardStreams.readSmallFile(path) else {

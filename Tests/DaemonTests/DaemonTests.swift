@@ -229,3 +229,32 @@ import Testing
         #expect(agent.log.contains("stopped"))
     }
 }
+
+@Suite struct RecordTests {
+    /// A recording replays to exactly what replaying the source gives.
+    @Test func aRecordingReplaysLikeTheSessionItRecorded() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-pause-resume.jsonl")
+        let path = NSTemporaryDirectory() + "printbridge-recording-\(UUID().uuidString.prefix(8)).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let record = try CommandRunner.run(
+            ["record", "--out", path, "--duration", "3"],
+            environment: ["HA_URL": "http://127.0.0.1:\(ha.port)", "HA_TOKEN": DaemonTests.token])
+        #expect(record.status == 0, "\(record.stderr)")
+        #expect(record.stderr.contains("recorded"))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix(#"{"type": "auth_required""#) || text.hasPrefix(#"{"type":"auth_required""#))
+        #expect(!text.contains(DaemonTests.token), "the token is not in the recording")
+        let original = try CommandRunner.run(["replay", DaemonTests.root + "/SampleEvents/bambu-pause-resume.jsonl"])
+        let replayed = try CommandRunner.run(["replay", path])
+        #expect(replayed.status == 0 && replayed.stderr.isEmpty, "\(replayed.stderr)")
+        #expect(replayed.stdout == original.stdout)
+        #expect(replayed.stdout.split(separator: "\n").count > 20)
+    }
+
+    @Test func anUnwritableFileExits73() throws {
+        let result = try CommandRunner.run(
+            ["record", "--out", "/nonexistent/dir/x.jsonl", "--duration", "1"],
+            environment: ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": DaemonTests.token])
+        #expect(result.status == 73)
+    }
+}

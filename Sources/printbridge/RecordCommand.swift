@@ -1,0 +1,82 @@
+import ArgumentParser
+import Dispatch
+import HomeAssistantLink
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record what Home Assistant sends, in the format `replay` reads.",
+        discussion: """
+            Connects like `run` (HA_URL, HA_TOKEN / HA_TOKEN_FILE) and writes every message
+            it receives (auth, the entity registry, the get_states snapshot, every
+            state_changed event, pongs) to FILE, one per line, exactly as received. Stops
+            after --duration seconds, or on Ctrl-C / SIGTERM. Share such a file to
+            reproduce a problem: `printbridge replay FILE`. It holds your entities' states,
+            never the access token.
+            """
+    )
+
+    @Option(name: .long, help: "The file to write (replaced if it exists).")
+    var out: String
+
+    @Option(name: .long, help: "Stop after this many seconds (default: until interrupted).")
+    var duration: Double?
+
+    func validate() throws {
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+    }
+
+    func run() async throws {
+        let endpoint = try RunCommand.haEndpoint()
+        let token = try RunCommand.haToken(endpoint: endpoint)
+        let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            StandardStreams.err("printbridge: cannot write \(out): \(String(cString: strerror(errno)))")
+            throw ExitCodes.cannotCreate
+        }
+        var file = LineWriter(descriptor: descriptor)
+        defer {
+            file.flush()
+            close(descriptor)
+        }
+        let link = HomeAssistantLink(
+            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"), tapsFrames: true)
+        let signals = RunCommand.stopOnSignals { link.stop() }
+        defer { signals.forEach { $0.cancel() } }
+        if let duration {
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { link.stop() }
+        }
+        StandardStreams.err("printbridge: recording \(endpoint) to \(out)")
+        link.start()
+        var messages = 0
+        for await event in link.events {
+            switch event {
+            case .received(let frame):
+                file.write(Self.oneLine(frame))
+                messages += 1
+            case .disconnected(let reason):
+                StandardStreams.err("printbridge: disconnected from Home Assistant: \(reason)")
+            case .notice(let notice):
+                if let line = RunCommand.describe(notice) { StandardStreams.err("printbridge: \(line)") }
+            default:
+                break
+            }
+        }
+        StandardStreams.err("printbridge: recorded \(messages) messages to \(out)")
+    }
+
+    /// The frame as one line: HA's compact JSON already is; anything with a raw
+    /// newline is rewritten compactly.
+    static func oneLine(_ frame: [UInt8]) -> String {
+        guard frame.contains(0x0A) || frame.contains(0x0D) else { return String(decoding: frame, as: UTF8.self) }
+        guard let json = try? JSONParser.parse(frame) else {
+            return String(decoding: frame.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
+        }
+        return JSONText.encode(json)
+    }
+}

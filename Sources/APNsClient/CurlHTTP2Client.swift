@@ -135,14 +135,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     // MARK: - The loop thread
 
     private func run() {
-        var wokenFromIdle = false
         while true {
-            if wokenFromIdle {
-                // Answers usually come back in a burst and their senders submit the
-                // next pushes within microseconds: gather them into one write.
-                usleep(100)
-                wokenFromIdle = false
-            }
             let (submissions, stopping, deadline) = shared.withLock { state in
                 let queue = state.queue
                 state.queue.removeAll()
@@ -160,10 +153,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
                 return state.sleeping
             }
             curl_multi_poll(multi, nil, 0, idle ? 1000 : 0, nil)
-            wokenFromIdle = shared.withLock { state -> Bool in
-                state.sleeping = false
-                return !state.queue.isEmpty
-            }
+            shared.withLock { $0.sleeping = false }
         }
         for (handle, transfer) in transfers {
             curl_multi_remove_handle(multi, handle)

@@ -52,6 +52,12 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var tickerThread = pthread_t()
     private let clock: any EpochClock
     private let tapsFrames: Bool
+    /// Drops household events on this thread, before they cost a copy and a
+    /// task hop; kept current from the registry results seen here. Nil: every
+    /// event frame goes to the consumer.
+    private var matcher: EntityMatcher?
+    /// Event frames dropped by `matcher` (for statistics).
+    public private(set) var droppedFrames = 0
 
     private struct Control {
         var stopping = false
@@ -63,11 +69,12 @@ public final class HomeAssistantLink: @unchecked Sendable {
     public init(
         endpoint: HAEndpoint, accessToken: String, caFile: String? = nil,
         configuration: HASession.Configuration = .init(), clock: any EpochClock = SystemClock(),
-        tapsFrames: Bool = false
+        tapsFrames: Bool = false, filteringWith matcher: EntityMatcher? = nil
     ) {
         self.endpoint = endpoint
         self.clock = clock
         self.tapsFrames = tapsFrames
+        self.matcher = matcher
         session = HASession(accessToken: accessToken, configuration: configuration)
         (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
         let name = strdup("printbridge-ha")!
@@ -236,6 +243,10 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if tapsFrames { continuation.yield(.received(frame)) }
         if frame.withUnsafeBytes(HAFrameFilter.isHAEventFrame) {
             _ = session.received(.other(type: "event"), at: now)
+            if let matcher, frame.withUnsafeBytes({ HAFrameFilter.isIrrelevant($0, matcher: matcher) }) {
+                droppedFrames += 1
+                return
+            }
             continuation.yield(.frame(frame))
             return
         }
@@ -252,6 +263,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
         }
         for message in messages {
             run(session.received(message, at: now))
+            if case .result(let result) = message, let entries = result.registryEntries() {
+                matcher?.applyRegistry(entries)
+            }
             if case .event = message {
                 continuation.yield(.frame(frame))  // a coalesced array of events: consumer re-filters
                 return

@@ -55,7 +55,7 @@ struct RunCommand: AsyncParsableCommand {
         if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
         let link = HomeAssistantLink(
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
-            configuration: sessionConfiguration)
+            configuration: sessionConfiguration, filteringWith: EntityMatcher())
         var pipeline = PrinterPipeline(
             planner: PushPlanner(configuration: planner), devices: deviceList, clock: SystemClock())
 

@@ -258,3 +258,30 @@ import Testing
         #expect(result.status == 73)
     }
 }
+
+@Suite struct LocalisedEntityTests {
+    /// German entity ids match nothing by suffix; the registry's translation
+    /// keys make them printer fields, in the link's filter and the pipeline alike.
+    @Test func germanEntityIDsWorkThroughTheRegistry() throws {
+        let registry = NSTemporaryDirectory() + "printbridge-registry-\(UUID().uuidString.prefix(8)).json"
+        defer { try? FileManager.default.removeItem(atPath: registry) }
+        let prefix = "sensor.x1c_00m09a350100123"
+        let entities: [[String: String]] = [
+            ["ei": "\(prefix)_druckstatus", "di": "d1", "pl": "bambu_lab", "tk": "print_status"],
+            ["ei": "\(prefix)_druckfortschritt", "di": "d1", "pl": "bambu_lab", "tk": "print_progress"],
+            ["ei": "\(prefix)_aufgabenname", "di": "d1", "pl": "bambu_lab", "tk": "task_name"],
+        ]
+        try JSONSerialization.data(withJSONObject: entities).write(to: URL(fileURLWithPath: registry))
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: [
+            "--rename", "_print_status=_druckstatus", "--rename", "_print_progress=_druckfortschritt",
+            "--rename", "_task_name=_aufgabenname", "--registry", registry,
+        ])
+        let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
+        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        agent.wait(upTo: 0.5) { false }
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts)
+        let started = agent.pushes.first { $0["event"] as? String == "started" }
+        #expect(started != nil)
+        #expect(agent.stop() == 0)
+    }
+}

@@ -90,6 +90,7 @@ class Server:
         self.public_key = None
         self.benchmark = args.benchmark
         self.verified = {}  # provider token -> iat, once its signature checked out
+        self.request_log = open(args.log_requests, "a") if args.log_requests else None
 
     def seen(self, token):
         with self.count_lock:
@@ -315,6 +316,13 @@ class Connection:
             self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
         elif isinstance(event, h2.events.StreamEnded):
             stream = self.streams.pop(event.stream_id)
+            if self.server.request_log:
+                try:
+                    body = json.loads(stream["body"])["aps"]["alert"]["body"]
+                except (ValueError, KeyError, TypeError):
+                    body = ""
+                self.server.request_log.write(f"{time.monotonic():.6f} {body}\n")
+                self.server.request_log.flush()
             self.respond(event.stream_id, stream["headers"], stream["body"])
 
     def respond(self, stream_id, headers, body):
@@ -428,6 +436,7 @@ def main():
     parser.add_argument("--bundle-id", default="com.example.PrinterMonitor")
     parser.add_argument("--ignore-iat", action="store_true", help="accept any iat (manual-clock tests)")
     parser.add_argument("--benchmark", action="store_true", help="skip per-request bookkeeping")
+    parser.add_argument("--log-requests", help="append 'monotonic-seconds alert-body' per request (latency benchmark)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     server = Server(args)

@@ -21,6 +21,15 @@ subscriber every S seconds, re-numbered with the subscription id.
 --coalesce          send events three to a frame, as a JSON array (HA's
                     coalesce_messages), when the client asked for it
 --stall-pongs       never answer pings
+--rename OLD=NEW    rename entity ids (substring) in the recording, e.g. to
+                    localised ids; repeatable
+--registry FILE     answer config/entity_registry/list_for_display with the
+                    entities in FILE (a JSON list of {ei, di, pl, tk})
+--bench-latency N   instead of the file's events: N pause/resume pairs of one
+                    printer, 5 ms apart, logging "monotonic-seconds P<seq>" per
+                    pause to --bench-log (the alert body names the printer P<seq>)
+--bench-load S      instead: S seconds of 2,000 household events/s plus two
+                    printers updating every second
 Stats (connections, auth attempts, events sent) go to --stats as JSON.
 """
 import argparse
@@ -29,6 +38,7 @@ import json
 import os
 import sys
 import threading
+import time
 
 import websockets
 
@@ -40,6 +50,9 @@ class MockHA:
         self.events = []
         with open(args.events) as f:
             for line in f:
+                for rename in args.rename:
+                    old, new = rename.split("=", 1)
+                    line = line.replace(old, new)
                 line = line.strip()
                 if not line:
                     continue
@@ -117,8 +130,12 @@ class MockHA:
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True,
                                                     "result": list(self.states.values())}))
                 elif kind == "config/entity_registry/list_for_display":
+                    entities = []
+                    if self.args.registry:
+                        with open(self.args.registry) as f:
+                            entities = json.load(f)
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True,
-                                                    "result": {"entity_categories": {}, "entities": []}}))
+                                                    "result": {"entity_categories": {}, "entities": entities}}))
                 elif kind == "subscribe_events":
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
                     streamer = asyncio.create_task(self.stream(ws, rid))
@@ -130,7 +147,61 @@ class MockHA:
             if streamer:
                 streamer.cancel()
 
+    def event(self, entity_id, state, attributes):
+        old = self.states.get(entity_id)
+        stamp = "2026-11-20T09:00:00.000000+00:00"
+        new = {"entity_id": entity_id, "state": state, "attributes": attributes, "last_changed": stamp,
+               "last_reported": stamp, "last_updated": stamp,
+               "context": {"id": "01JDBENCH0000000000000000", "parent_id": None, "user_id": None}}
+        self.states[entity_id] = new
+        return {"event_type": "state_changed", "data": {"entity_id": entity_id, "old_state": old, "new_state": new},
+                "origin": "LOCAL", "time_fired": stamp,
+                "context": {"id": "01JDBENCH0000000000000000", "parent_id": None, "user_id": None}}
+
+    async def bench_latency(self, ws, subscription):
+        status = "sensor.x1c_00m09a350100123_print_status"
+        log = open(self.args.bench_log, "w")
+        await asyncio.sleep(0.5)
+        # The print starts first, so every pause below is a running -> paused transition.
+        start = self.event(status, "running", {"friendly_name": "X1C Print status"})
+        await ws.send(json.dumps({"id": subscription, "type": "event", "event": start}, separators=(",", ":")))
+        await asyncio.sleep(0.05)
+        for seq in range(self.args.bench_latency):
+            for state in ("pause", "running"):
+                event = self.event(status, state, {"friendly_name": f"P{seq} Print status"})
+                text = json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
+                if state == "pause":
+                    log.write(f"{time.monotonic():.6f} P{seq}\n")
+                await ws.send(text)
+                await asyncio.sleep(0.005)
+        log.close()
+
+    async def bench_load(self, ws, subscription):
+        household = [f"sensor.room_{i}_temperature" for i in range(50)]
+        printers = ["x1c_00m09a350100123", "p1s_01p09c470200456"]
+        start = time.monotonic()
+        tick = 0
+        while time.monotonic() - start < self.args.bench_load:
+            second = time.monotonic()
+            for i in range(2000):
+                event = self.event(household[i % 50], str(20 + (i % 7)), {"unit_of_measurement": "°C",
+                                   "device_class": "temperature", "friendly_name": "Room temperature"})
+                await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
+                if i % 100 == 99:
+                    await asyncio.sleep(max(0, second + (i + 1) / 2000 - time.monotonic()))
+            tick += 1
+            for prefix in printers:
+                for suffix, value in (("_print_progress", tick % 100), ("_current_layer", tick % 300),
+                                      ("_nozzle_temperature", 215 + tick % 10)):
+                    event = self.event(f"sensor.{prefix}{suffix}", str(value), {})
+                    await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
+            await asyncio.sleep(max(0, second + 1 - time.monotonic()))
+
     async def stream(self, ws, subscription):
+        if self.args.bench_latency:
+            return await self.bench_latency(ws, subscription)
+        if self.args.bench_load:
+            return await self.bench_load(ws, subscription)
         sent_here = 0
         while self.position < len(self.events):
             batch = 3 if self.args.coalesce and self.coalesce else 1
@@ -177,6 +248,11 @@ def main():
     parser.add_argument("--fragment", action="store_true")
     parser.add_argument("--coalesce", action="store_true")
     parser.add_argument("--stall-pongs", action="store_true")
+    parser.add_argument("--rename", action="append", default=[])
+    parser.add_argument("--registry")
+    parser.add_argument("--bench-latency", type=int, default=0)
+    parser.add_argument("--bench-log")
+    parser.add_argument("--bench-load", type=float, default=0)
     asyncio.run(MockHA(parser.parse_args()).main())
 
 

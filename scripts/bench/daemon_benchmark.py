@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Daemon latency and footprint benchmark (issue: live HA connection, "Measure and report").
+
+1. Latency: the mock HA sends N alerting state_changed frames (a printer
+   pausing, 5 ms apart; each pause names the printer P<seq>) to
+   `printbridge run`, which sends each alert to the mock APNs; the time from
+   the HA frame leaving to the APNs request arriving is measured per alert
+   (both mocks stamp CLOCK_MONOTONIC). Prints p50/p99 (target p99 < 2 ms).
+2. Footprint: RSS and CPU of `run` connected and idle for --idle seconds, then
+   while HA streams 2,000 unrelated events/s plus two printers updating every
+   second for --load seconds (targets: idle RSS <= 18 MB, CPU <= 5 %).
+
+usage: python3 scripts/bench/daemon_benchmark.py [--events 1000] [--idle 60] [--load 60] [--skip-build]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+MOCK_HA = os.path.join(ROOT, "Tests", "DaemonTests", "MockHA", "mock_ha.py")
+MOCK_APNS = os.path.join(ROOT, "Tests", "APNsClientTests", "MockAPNs", "mock_apns.py")
+BUNDLE = "com.example.PrinterMonitor"
+
+
+def start(cmd, **kwargs):
+    process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **kwargs)
+    port = int(process.stdout.readline().split()[1])
+    return process, port
+
+
+def proc_stats(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])
+    rss = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1]) / 1024
+    return ticks / os.sysconf("SC_CLK_TCK"), rss
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--idle", type=float, default=60)
+    parser.add_argument("--load", type=float, default=60)
+    parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "printbridge"))
+    args = parser.parse_args()
+    subprocess.check_call([os.path.join(ROOT, "scripts", "install-test-deps.sh")])
+    if not args.skip_build:
+        subprocess.check_call(["swift", "build", "-c", "release", "--product", "printbridge"], cwd=ROOT,
+                              stdout=subprocess.DEVNULL)
+    work = tempfile.mkdtemp(prefix="printbridge-daemon-bench-")
+    snapshot = os.path.join(work, "snapshot.jsonl")
+    with open(os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")) as source, open(snapshot, "w") as out:
+        out.writelines(source.readline() for _ in range(3))  # auth + the get_states snapshot
+    devices = os.path.join(work, "devices.json")
+    with open(devices, "w") as f:
+        f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
+    apns_log = os.path.join(work, "apns-requests.log")
+    ha_log = os.path.join(work, "ha-sent.log")
+    processes = []
+    try:
+        apns, apns_port = start([sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"), "--bundle-id",
+                                 BUNDLE, "--benchmark", "--log-requests", apns_log])
+        processes.append(apns)
+        env = dict(os.environ, APNS_TEAM_ID="TEAMID1234", APNS_KEY_ID="KEYID56789", APNS_BUNDLE_ID=BUNDLE,
+                   APNS_KEY_PATH=os.path.join(work, "apns", "AuthKey_TEST.p8"),
+                   APNS_BASE_URL=f"https://127.0.0.1:{apns_port}", APNS_CA_FILE=os.path.join(work, "apns", "ca.pem"),
+                   HA_TOKEN="bench-token")
+
+        # 1. Latency.
+        ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token",
+                             "--bench-latency", str(args.events), "--bench-log", ha_log])
+        processes.append(ha)
+        agent = subprocess.Popen([args.binary, "run", "--devices", devices], env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}"),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(agent)
+        deadline = time.time() + 60 + args.events * 0.02
+        received = {}
+        while time.time() < deadline:
+            if os.path.exists(apns_log):
+                with open(apns_log) as f:
+                    received = {line.split()[-1]: float(line.split()[0]) for line in f if " paused on P" in line}
+            if len(received) >= args.events:
+                break
+            time.sleep(0.5)
+        agent.terminate()
+        agent.wait()
+        sent = {}
+        with open(ha_log) as f:
+            for line in f:
+                stamp, name = line.split()
+                sent[name] = float(stamp)
+        latencies = sorted((received[name] - sent[name]) * 1000 for name in sent if name in received)
+        ha.stdin.close()
+        ha.terminate()
+
+        # 2. Footprint: idle, then under load.
+        ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token"])
+        processes.append(ha)
+        agent = subprocess.Popen([args.binary, "run", "--devices", devices], env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}"),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(agent)
+        time.sleep(3)
+        cpu0, _ = proc_stats(agent.pid)
+        time.sleep(args.idle)
+        cpu1, idle_rss = proc_stats(agent.pid)
+        agent.terminate()
+        agent.wait()
+        ha.stdin.close()
+        ha.terminate()
+
+        ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token",
+                             "--bench-load", str(args.load)])
+        processes.append(ha)
+        agent = subprocess.Popen([args.binary, "run", "--devices", devices], env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}"),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(agent)
+        time.sleep(2)
+        cpu2, _ = proc_stats(agent.pid)
+        time.sleep(args.load - 1)
+        cpu3, load_rss = proc_stats(agent.pid)
+        agent.terminate()
+        agent.wait()
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        shutil.rmtree(work, ignore_errors=True)
+
+    print(f"latency HA frame -> APNs request, {len(latencies)} of {args.events} alerts:")
+    if latencies:
+        p50 = statistics.median(latencies)
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+        print(f"  p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {latencies[-1]:.2f} ms (target p99 < 2 ms): "
+              f"{'met' if p99 < 2 else 'NOT met'}")
+    idle_cpu = 100 * (cpu1 - cpu0) / args.idle
+    load_cpu = 100 * (cpu3 - cpu2) / (args.load - 1)
+    print(f"idle {args.idle:.0f} s: RSS {idle_rss:.1f} MiB, CPU {idle_cpu:.2f} % of a core (target RSS <= 18 MB): "
+          f"{'met' if idle_rss * 1.048576 <= 18 else 'NOT met'}")
+    print(f"load {args.load:.0f} s (2,000 unrelated events/s + 2 printers each second): RSS {load_rss:.1f} MiB, "
+          f"CPU {load_cpu:.1f} % of a core (target <= 5 %): {'met' if load_cpu <= 5 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -14,6 +14,7 @@ usage: python3 scripts/bench/daemon_benchmark.py [--events 1000] [--idle 60] [--
 """
 import argparse
 import os
+import signal
 import shutil
 import statistics
 import subprocess
@@ -81,6 +82,14 @@ def main():
         ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token",
                              "--bench-latency", str(args.events), "--bench-log", ha_log])
         processes.append(ha)
+        capture = None
+        pcap = os.path.join(work, "latency.pcap")
+        if shutil.which("tcpdump"):
+            capture = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "-s", "4096", "-w", pcap, "-j", "host",
+                                        f"tcp port {ha_port} or tcp port {apns_port}"],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            processes.append(capture)
+            time.sleep(1)
         agent = subprocess.Popen([args.binary, "run", "--devices", devices], env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}"),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(agent)
@@ -95,6 +104,13 @@ def main():
             time.sleep(0.5)
         agent.terminate()
         agent.wait()
+        wire = []
+        if capture:
+            capture.send_signal(signal.SIGINT)
+            capture.wait()
+            sys.path.insert(0, HERE)
+            from pcap_latency import read_latencies
+            wire = read_latencies(pcap, ha_port, apns_port)
         sent = {}
         with open(ha_log) as f:
             for line in f:
@@ -137,12 +153,18 @@ def main():
                 process.terminate()
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"latency HA frame -> APNs request, {len(latencies)} of {args.events} alerts:")
-    if latencies:
-        p50 = statistics.median(latencies)
-        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-        print(f"  p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {latencies[-1]:.2f} ms (target p99 < 2 ms): "
-              f"{'met' if p99 < 2 else 'NOT met'}")
+    def report(label, values):
+        if not values:
+            print(f"  {label}: no samples")
+            return
+        p50 = statistics.median(values)
+        p99 = values[min(len(values) - 1, int(len(values) * 0.99))]
+        print(f"  {label}: {len(values)} alerts, p50 {p50:.2f} ms, p99 {p99:.2f} ms, max {values[-1]:.2f} ms "
+              f"(target p99 < 2 ms): {'met' if p99 < 2 else 'NOT met'}")
+
+    print(f"latency from an HA frame that should alert to the APNs request ({args.events} alerts, 5 ms apart):")
+    report("on the wire (loopback capture: frame in, request out)", wire)
+    report("between the mocks (Python send call to h2 request parsed)", latencies)
     idle_cpu = 100 * (cpu1 - cpu0) / args.idle
     load_cpu = 100 * (cpu3 - cpu2) / (args.load - 1)
     print(f"idle {args.idle:.0f} s: RSS {idle_rss:.1f} MiB, CPU {idle_cpu:.2f} % of a core (target RSS <= 18 MB): "

@@ -94,7 +94,7 @@ struct RunCommand: AsyncParsableCommand {
                 case .connected:
                     StandardStreams.err("printbridge: connected to \(endpoint)")
                 case .disconnected(let reason):
-                    StandardStreams.err("printbridge: disconnected from Home Assistant: \(reason)")
+                    StandardStreams.err("printbridge: disconnected from Home Assistant: \(reason)" + Self.hint(reason, endpoint))
                 case .notice(let notice):
                     if let line = Self.describe(notice) { StandardStreams.err("printbridge: \(line)") }
                 case .received:
@@ -124,6 +124,13 @@ struct RunCommand: AsyncParsableCommand {
             }
             return messages
         }
+    }
+
+    /// What to check when a wss:// connection fails in TLS.
+    static func hint(_ reason: String, _ endpoint: HAEndpoint) -> String {
+        guard endpoint.secure, reason.contains("SSL") else { return "" }
+        return " (HA's certificate could not be verified with the system's CA certificates; "
+            + "for a self-signed certificate, name its CA in HA_CA_FILE)"
     }
 
     /// A positive number of seconds from the environment, if set.

@@ -62,6 +62,7 @@ import Testing
             process.arguments = ["run", "--devices", devices] + (dryRun ? ["--dry-run"] : [])
             var environment = ProcessInfo.processInfo.environment
             environment["HA_URL"] = "http://127.0.0.1:\(port)"
+            environment["HA_CA_FILE"] = nil
             environment["HA_TOKEN"] = DaemonTests.token
             process.environment = environment.merging(extra) { $1 }
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
@@ -283,5 +284,32 @@ import Testing
         let started = agent.pushes.first { $0["event"] as? String == "started" }
         #expect(started != nil)
         #expect(agent.stop() == 0)
+    }
+}
+
+@Suite struct SecureConnectionTests {
+    /// wss:// with HA's own CA given in HA_CA_FILE works; without it the
+    /// self-signed certificate is refused and nothing is received.
+    @Test func wssVerifiesTheCertificate() throws {
+        let directory = NSTemporaryDirectory() + "printbridge-ha-tls-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--tls", directory])
+        let url = "https://127.0.0.1:\(ha.port)"
+
+        let untrusted = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["HA_URL": url])
+        untrusted.wait(upTo: 3) { false }
+        #expect(untrusted.alerts.isEmpty)
+        #expect(ha.stats()["auth_attempts"] ?? 0 == 0, "no token is sent to an unverified server")
+        #expect(untrusted.log.contains("name its CA in HA_CA_FILE"))
+        #expect(untrusted.stop() == 0)
+
+        let trusted = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(),
+            environment: ["HA_URL": url, "HA_CA_FILE": directory + "/ha-ca.pem"])
+        #expect(trusted.wait(upTo: 20) { trusted.alerts.contains("ab complete") })
+        #expect(trusted.alerts == DaemonTests.fullPrintAlerts)
+        #expect(trusted.stop() == 0)
     }
 }

@@ -25,6 +25,8 @@ subscriber every S seconds, re-numbered with the subscription id.
                     localised ids; repeatable
 --registry FILE     answer config/entity_registry/list_for_display with the
                     entities in FILE (a JSON list of {ei, di, pl, tk})
+--tls DIR           serve wss:// with a throwaway certificate for 127.0.0.1,
+                    writing its CA to DIR/ha-ca.pem
 --bench-latency N   instead of the file's events: N pause/resume pairs of one
                     printer, 5 ms apart, logging "monotonic-seconds P<seq>" per
                     pause to --bench-log (the alert body names the printer P<seq>)
@@ -226,8 +228,38 @@ class MockHA:
             await asyncio.sleep(self.args.interval)
         self.write_stats()
 
+    def tls_context(self):
+        import datetime
+        import ipaddress
+        import ssl
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+        key = ec.generate_private_key(ec.SECP256R1())
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "PrintBridge test HA")])
+        now = datetime.datetime.now(datetime.timezone.utc)
+        cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+                .not_valid_after(now + datetime.timedelta(days=1))
+                .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                            x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+                .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+                .sign(key, hashes.SHA256()))
+        ca = os.path.join(self.args.tls, "ha-ca.pem")
+        keyfile = os.path.join(self.args.tls, "ha-key.pem")
+        with open(ca, "wb") as f:
+            f.write(cert.public_bytes(serialization.Encoding.PEM))
+        with open(keyfile, "wb") as f:
+            f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(ca, keyfile)
+        return context
+
     async def main(self):
-        async with websockets.serve(self.handler, "127.0.0.1", 0, max_size=None) as server:
+        ssl_context = self.tls_context() if self.args.tls else None
+        async with websockets.serve(self.handler, "127.0.0.1", 0, max_size=None, ssl=ssl_context) as server:
             port = server.sockets[0].getsockname()[1]
             print(f"PORT {port}", flush=True)
             # Stop when the test process goes away (stdin closes).
@@ -250,6 +282,7 @@ def main():
     parser.add_argument("--stall-pongs", action="store_true")
     parser.add_argument("--rename", action="append", default=[])
     parser.add_argument("--registry")
+    parser.add_argument("--tls")
     parser.add_argument("--bench-latency", type=int, default=0)
     parser.add_argument("--bench-log")
     parser.add_argument("--bench-load", type=float, default=0)

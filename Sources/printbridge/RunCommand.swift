@@ -4,6 +4,7 @@ import Dispatch
 import EventReplay
 import HomeAssistantLink
 import PrintBridgeCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -44,7 +45,14 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCodes.config
             }
         }
-        let sender: APNsSender? = dryRun ? nil : try APNsSetup.sender()
+        let rejections = Mutex<[(String, PushOutcome.TokenAction)]>([])
+        let sender: APNsSender? =
+            dryRun
+            ? nil
+            : try APNsSetup.sender { push, action, reason in
+                APNsSetup.reportRejection(push, action, reason)
+                rejections.withLock { $0.append((push.token, action)) }
+            }
         var planner = PlannerConfiguration()
         if let sender { planner.bundleID = sender.configuration.bundleID }
         if deviceList.isEmpty {
@@ -79,6 +87,12 @@ struct RunCommand: AsyncParsableCommand {
                 }
             }
             for await event in link.events {
+                // Tokens APNs refused since the last event: stop using them.
+                for (token, action) in rejections.withLock({ list in defer { list.removeAll() }; return list }) {
+                    for change in pipeline.applyTokenRejection(token: token, action: action) {
+                        StandardStreams.err("printbridge: \(change)")
+                    }
+                }
                 switch event {
                 case .frame(let bytes):
                     let skipped = bytes.withUnsafeBytes { pipeline.skipsFrame($0) }

@@ -313,3 +313,23 @@ import Testing
         #expect(trusted.stop() == 0)
     }
 }
+
+@Suite struct DaemonTokenRejectionTests {
+    /// A phone APNs calls Unregistered gets its one refused push, then nothing.
+    @Test func anUnregisteredTokenIsDroppedWhileRunning() throws {
+        let apns = try MockAPNsServer()
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--interval", "0.01"])
+        let dead = "feed410f" + String(repeating: "0", count: 56)
+        let live = String(repeating: "ab", count: 32)
+        let devices = NSTemporaryDirectory() + "printbridge-devices-\(UUID().uuidString.prefix(8)).json"
+        try #"[{"apnsToken":"\#(dead)"},{"apnsToken":"\#(live)"}]"#.write(toFile: devices, atomically: true, encoding: .utf8)
+        let agent = try DaemonTests.Agent(port: ha.port, devices: devices, environment: apns.environment, dryRun: false)
+        #expect(agent.wait(upTo: 25) { agent.pushes.filter { $0["event"] as? String == "complete" }.count >= 1 })
+        agent.wait(upTo: 1) { false }
+        let seen = try apns.stats()["tokens_seen"] as? [String: Int] ?? [:]
+        #expect(seen[dead] == 1, "one refused push, then the token is dropped")
+        #expect(seen[live] == 5)
+        #expect(agent.log.contains("removed"))
+        #expect(agent.stop() == 0)
+    }
+}

@@ -354,3 +354,19 @@ import Testing
         #expect(pushes.alerts.events == [.started])
     }
 }
+
+@Suite struct TokenRejectionTests {
+    @Test func deadAndWrongTokensStopReceivingPushes() {
+        var h = PipelineHarness(devices: [
+            device("dead"), Device(id: "wrong", apnsToken: String(repeating: "12", count: 32)),
+            Device(id: "ok", apnsToken: String(repeating: "34", count: 32), activityTokens: [HA.x1c: HA.activityToken]),
+        ])
+        #expect(h.pipeline.applyTokenRejection(token: HA.deviceToken, action: .remove) == ["device dead (ababab…abab) removed"])
+        #expect(h.pipeline.applyTokenRejection(token: String(repeating: "12", count: 32), action: .disable).count == 1)
+        #expect(h.pipeline.applyTokenRejection(token: HA.activityToken, action: .remove).count == 1)
+        h.startPrint(HA.x1c)
+        #expect(Set(h.pushes.map(\.deviceID)) == ["ok"])
+        #expect(h.pushes.allSatisfy { $0.kind == .alert }, "the refused activity token gets nothing")
+        #expect(h.pipeline.devices.map(\.id) == ["wrong", "ok"])
+    }
+}

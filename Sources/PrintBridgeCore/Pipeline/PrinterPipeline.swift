@@ -79,6 +79,36 @@ public struct PrinterPipeline: Sendable {
         }
     }
 
+    /// Applies APNs's verdict on a token: a dead (`remove`) device token removes
+    /// its device, a wrong one (`disable`) disables it; a refused Live Activity
+    /// or push-to-start token is dropped. Returns what changed, for the log.
+    @discardableResult
+    public mutating func applyTokenRejection(token: String, action: PushOutcome.TokenAction) -> [String] {
+        var changes: [String] = []
+        let short = TokenFormat.shortened(token)
+        if let index = devices.firstIndex(where: { $0.apnsToken == token }) {
+            switch action {
+            case .remove:
+                changes.append("device \(devices[index].id) (\(short)) removed")
+                devices.remove(at: index)
+            case .disable:
+                devices[index].isDisabled = true
+                changes.append("device \(devices[index].id) (\(short)) disabled")
+            }
+        }
+        for index in devices.indices {
+            for (prefix, activity) in devices[index].activityTokens where activity == token {
+                devices[index].activityTokens[prefix] = nil
+                changes.append("Live Activity token \(short) for \(prefix) dropped")
+            }
+            if devices[index].pushToStartToken == token {
+                devices[index].pushToStartToken = nil
+                changes.append("push-to-start token \(short) dropped")
+            }
+        }
+        return changes
+    }
+
     /// When the next scheduled push (a throttled Live Activity update) is due.
     public var nextDue: EpochTime? { planner.nextDue }
 

@@ -12,6 +12,9 @@ public struct Device: Hashable, Sendable {
     public var activityTokens: [String: String]
     /// iOS 17.2+ push-to-start token: lets a print start begin the activity remotely.
     public var pushToStartToken: String?
+    /// APNs refused the device token (BadDeviceToken, DeviceTokenNotForTopic):
+    /// kept, but sent nothing until it registers again.
+    public var isDisabled = false
 
     public init(
         id: String, apnsToken: String, printerPrefixes: Set<String> = [], printerName: String? = nil,
@@ -27,7 +30,8 @@ public struct Device: Hashable, Sendable {
         self.pushToStartToken = pushToStartToken
     }
 
+    /// Whether alerts about `prefix` go to this device.
     public func follows(_ prefix: String) -> Bool {
-        printerPrefixes.isEmpty || printerPrefixes.contains(prefix)
+        !isDisabled && (printerPrefixes.isEmpty || printerPrefixes.contains(prefix))
     }
 }

@@ -39,6 +39,9 @@ let package = Package(
         // The Home Assistant connection: libwebsockets client driven by HASession.
         .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "CLibWebSockets"]),
 
+        // The device store: SQLite (WAL), versioned schema.
+        .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"]),
+
         // Recorded-event files: reading, replaying through the core, printing pushes.
         .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
 
@@ -73,6 +76,10 @@ let package = Package(
             name: "DaemonTests",
             dependencies: ["TestSupport", "APNsClient"],
             exclude: ["MockHA"]),
+        .executableTarget(name: "StoreWriter", dependencies: ["DeviceStore"], path: "Tests/StoreWriter"),
+        .testTarget(
+            name: "DeviceStoreTests",
+            dependencies: ["DeviceStore", "PrintBridgeCore", "CSQLite", "TestSupport"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries"]),

@@ -30,6 +30,11 @@ public struct PushPlanner: Sendable {
     public struct ActivityEnd: Hashable, Sendable {
         public var deviceID: String
         public var prefix: String
+
+        public init(deviceID: String, prefix: String) {
+            self.deviceID = deviceID
+            self.prefix = prefix
+        }
     }
 
     public init(configuration: PlannerConfiguration = .init(), restoring state: [String: PrinterNotificationState] = [:]) {

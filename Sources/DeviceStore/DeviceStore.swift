@@ -1,0 +1,305 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PrintBridgeCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The agent's memory on disk (SQLite, WAL): the phones registered with it,
+/// what they follow and want, their Live Activity and push-to-start tokens,
+/// and each printer's notification state, so a restart neither repeats nor
+/// swallows a notification.
+public final class DeviceStore: @unchecked Sendable {
+    // @unchecked Sendable: `database` is only touched inside `lock.withLock`.
+    private let database: SQLiteDatabase
+    private let lock = Mutex(())
+    private let clock: any EpochClock
+    public let path: String
+
+    public static let fileName = "printbridge.sqlite3"
+
+    public struct Error: Swift.Error, Hashable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Opens (creating and migrating if needed) the store in `directory`.
+    public init(directory: String, clock: any EpochClock = SystemClock()) throws(Error) {
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw Error(description: "the state directory \(directory) is not writable (\(String(cString: strerror(errno)))); "
+                + "set STATE_DIR to a directory this user may write")
+        }
+        path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        self.clock = clock
+        do throws(SQLiteDatabase.Error) {
+            database = try SQLiteDatabase(path: path)
+            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+            try migrate()
+        } catch {
+            throw Error(description: error.description)
+        }
+    }
+
+    /// The schema version on disk.
+    public var schemaVersion: Int {
+        lock.withLock { _ in (try? userVersion()) ?? 0 }
+    }
+
+    private func userVersion() throws(SQLiteDatabase.Error) -> Int {
+        var version = 0
+        try database.query("PRAGMA user_version") { version = $0.integer(0) }
+        return version
+    }
+
+    private func migrate() throws(SQLiteDatabase.Error) {
+        let current = try userVersion()
+        guard current <= StoreSchema.migrations.count else {
+            throw SQLiteDatabase.Error(description:
+                "the device store \(path) has schema version \(current), newer than this PrintBridge knows "
+                    + "(\(StoreSchema.migrations.count)); use a newer PrintBridge or another STATE_DIR")
+        }
+        for (index, sql) in StoreSchema.migrations.enumerated() where index >= current {
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                try database.execute(sql)
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+
+    private func run<T>(_ body: () throws(SQLiteDatabase.Error) -> T) throws(Error) -> T {
+        let result: Result<T, SQLiteDatabase.Error> = lock.withLock { _ in
+            do throws(SQLiteDatabase.Error) { return .success(try body()) } catch { return .failure(error) }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw Error(description: "device store: \(error.description)")
+        }
+    }
+
+    // MARK: - Devices
+
+    /// Every registered device with its printers, preferences and tokens.
+    public func devices() throws(Error) -> [Device] {
+        try run { () throws(SQLiteDatabase.Error) in
+            var devices: [Device] = []
+            try database.query("""
+                SELECT id, apns_token, printer_name, disabled, notifications_enabled, on_start, on_complete,
+                       on_failed, on_paused, on_milestone, push_to_start_token
+                FROM devices ORDER BY created_at, rowid
+                """) { row in
+                var device = Device(id: row.text(0) ?? "", apnsToken: row.text(1) ?? "", printerName: row.text(2))
+                device.isDisabled = row.flag(3)
+                device.preferences = NotificationPreferences(
+                    notificationsEnabled: row.flag(4), onStart: row.flag(5), onComplete: row.flag(6),
+                    onFailed: row.flag(7), onPaused: row.flag(8), onMilestone: row.flag(9))
+                device.pushToStartToken = row.text(10)
+                devices.append(device)
+            }
+            var index: [String: Int] = [:]
+            for (position, device) in devices.enumerated() { index[device.id] = position }
+            try database.query("SELECT device_id, printer_prefix FROM device_printers") { row in
+                if let position = index[row.text(0) ?? ""], let prefix = row.text(1) {
+                    devices[position].printerPrefixes.insert(prefix)
+                }
+            }
+            try database.query("SELECT device_id, printer_prefix, token FROM activity_tokens") { row in
+                if let position = index[row.text(0) ?? ""], let prefix = row.text(1) {
+                    devices[position].activityTokens[prefix] = row.text(2)
+                }
+            }
+            return devices
+        }
+    }
+
+    public struct Registration: Hashable, Sendable {
+        public var deviceID: String
+        /// False when the token was already registered (the device was updated).
+        public var created: Bool
+    }
+
+    /// Registers a phone, or updates the one with this token (never a duplicate).
+    /// A printer prefix adds to the printers it follows; none leaves them as
+    /// they are (a new device with none follows every printer).
+    public func register(
+        apnsToken: String, haURL: String?, printerPrefix: String?, printerName: String?, environment: String? = nil
+    ) throws(Error) -> Registration {
+        let token = apnsToken.lowercased()
+        let now = clock.now().seconds
+        return try run { () throws(SQLiteDatabase.Error) in
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                var existing: String?
+                try database.query("SELECT id FROM devices WHERE apns_token = ?", [.text(token)]) { existing = $0.text(0) }
+                let id = existing ?? UUID().uuidString.lowercased()
+                if existing == nil {
+                    try database.query("""
+                        INSERT INTO devices (id, apns_token, environment, ha_url, printer_name, created_at, last_seen)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """, [.text(id), .text(token), .optional(environment), .optional(haURL), .optional(printerName), .real(now), .real(now)])
+                } else {
+                    try database.query("""
+                        UPDATE devices SET ha_url = COALESCE(?, ha_url), printer_name = COALESCE(?, printer_name),
+                               environment = COALESCE(?, environment), last_seen = ?, disabled = 0
+                        WHERE id = ?
+                        """, [.optional(haURL), .optional(printerName), .optional(environment), .real(now), .text(id)])
+                }
+                if let printerPrefix, !printerPrefix.isEmpty {
+                    try database.query("INSERT OR IGNORE INTO device_printers (device_id, printer_prefix) VALUES (?, ?)",
+                                       [.text(id), .text(printerPrefix)])
+                }
+                return Registration(deviceID: id, created: existing == nil)
+            }
+        }
+    }
+
+    /// The seed's settings body: only the given switches change.
+    public struct PreferencesPatch: Hashable, Sendable {
+        public var notificationsEnabled, onStart, onComplete, onFailed, onPaused, onMilestone: Bool?
+        public init(notificationsEnabled: Bool? = nil, onStart: Bool? = nil, onComplete: Bool? = nil,
+                    onFailed: Bool? = nil, onPaused: Bool? = nil, onMilestone: Bool? = nil) {
+            self.notificationsEnabled = notificationsEnabled
+            self.onStart = onStart
+            self.onComplete = onComplete
+            self.onFailed = onFailed
+            self.onPaused = onPaused
+            self.onMilestone = onMilestone
+        }
+    }
+
+    /// Applies a settings patch; false when there is no such device.
+    public func updatePreferences(deviceID: String, _ patch: PreferencesPatch) throws(Error) -> Bool {
+        let columns: [(String, Bool?)] = [
+            ("notifications_enabled", patch.notificationsEnabled), ("on_start", patch.onStart),
+            ("on_complete", patch.onComplete), ("on_failed", patch.onFailed), ("on_paused", patch.onPaused),
+            ("on_milestone", patch.onMilestone),
+        ]
+        let set = columns.compactMap { name, value in value.map { (name, $0) } }
+        return try run { () throws(SQLiteDatabase.Error) in
+            var found = false
+            try database.query("SELECT 1 FROM devices WHERE id = ?", [.text(deviceID)]) { _ in found = true }
+            guard found, !set.isEmpty else { return found }
+            try database.query(
+                "UPDATE devices SET " + set.map { "\($0.0) = ?" }.joined(separator: ", ") + " WHERE id = ?",
+                set.map { .flag($0.1) } + [.text(deviceID)])
+            return true
+        }
+    }
+
+    /// Forgets a device and its tokens; false when there was none.
+    public func removeDevice(id: String) throws(Error) -> Bool {
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.query("DELETE FROM devices WHERE id = ?", [.text(id)])
+            return database.changes > 0
+        }
+    }
+
+    /// Keeps a Live Activity update token for one device's activity on one printer
+    /// (replacing the device's previous one for that printer). False: no such device.
+    public func setActivityToken(_ token: String, printerPrefix: String, deviceID: String) throws(Error) -> Bool {
+        let now = clock.now().seconds
+        return try run { () throws(SQLiteDatabase.Error) in
+            var found = false
+            try database.query("SELECT 1 FROM devices WHERE id = ?", [.text(deviceID)]) { _ in found = true }
+            guard found else { return false }
+            try database.query("""
+                INSERT INTO activity_tokens (device_id, printer_prefix, token, created_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (device_id, printer_prefix) DO UPDATE SET token = excluded.token, created_at = excluded.created_at
+                """, [.text(deviceID), .text(printerPrefix), .text(token.lowercased()), .real(now)])
+            return true
+        }
+    }
+
+    /// Keeps (or with nil clears) a device's push-to-start token. False: no such device.
+    public func setPushToStartToken(_ token: String?, deviceID: String) throws(Error) -> Bool {
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.query("UPDATE devices SET push_to_start_token = ? WHERE id = ?",
+                               [.optional(token?.lowercased()), .text(deviceID)])
+            return database.changes > 0
+        }
+    }
+
+    /// Drops the Live Activity tokens of ended activities.
+    public func removeActivityTokens(_ ended: [PushPlanner.ActivityEnd]) throws(Error) {
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                for end in ended {
+                    try database.query("DELETE FROM activity_tokens WHERE device_id = ? AND printer_prefix = ?",
+                                       [.text(end.deviceID), .text(end.prefix)])
+                }
+            }
+        }
+    }
+
+    /// APNs's verdict on a token, made permanent: a dead device token deletes
+    /// its device, a wrong one disables it; refused activity and push-to-start
+    /// tokens are dropped.
+    public func applyTokenRejection(token: String, action: PushOutcome.TokenAction) throws(Error) {
+        let token = token.lowercased()
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                switch action {
+                case .remove: try database.query("DELETE FROM devices WHERE apns_token = ?", [.text(token)])
+                case .disable: try database.query("UPDATE devices SET disabled = 1 WHERE apns_token = ?", [.text(token)])
+                }
+                try database.query("DELETE FROM activity_tokens WHERE token = ?", [.text(token)])
+                try database.query("UPDATE devices SET push_to_start_token = NULL WHERE push_to_start_token = ?", [.text(token)])
+            }
+        }
+    }
+
+    // MARK: - Printer notification state
+
+    /// Every printer's remembered notification state.
+    public func notificationStates() throws(Error) -> [String: PrinterNotificationState] {
+        try run { () throws(SQLiteDatabase.Error) in
+            var states: [String: PrinterNotificationState] = [:]
+            try database.query("""
+                SELECT prefix, last_status, print_id, milestones_sent, milestone_reference, last_live_activity_push,
+                       live_activity_due FROM printer_state
+                """) { row in
+                guard let prefix = row.text(0) else { return }
+                let milestones = Set((row.text(3) ?? "").split(separator: ",").compactMap { Int($0) })
+                func time(_ column: Int32) -> EpochTime? {
+                    row.isNull(column) ? nil : EpochTime(seconds: row.real(column))
+                }
+                states[prefix] = PrinterNotificationState(
+                    lastStatus: row.text(1).flatMap(PrintStatus.init(rawValue:)), printID: row.text(2),
+                    milestonesSent: milestones,
+                    milestoneReference: row.isNull(4) ? nil : row.real(4),
+                    lastLiveActivityPush: time(5), liveActivityDue: time(6))
+            }
+            return states
+        }
+    }
+
+    /// Saves printers' states, all in one transaction: call before handing the
+    /// pushes they led to to APNs.
+    public func saveNotificationStates(_ states: [String: PrinterNotificationState]) throws(Error) {
+        guard !states.isEmpty else { return }
+        let now = clock.now().seconds
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                for (prefix, state) in states.sorted(by: { $0.key < $1.key }) {
+                    try database.query("""
+                        INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
+                                                   last_live_activity_push, live_activity_due, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
+                            milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
+                            last_live_activity_push = excluded.last_live_activity_push,
+                            live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at
+                        """, [
+                            .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
+                            .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
+                            state.milestoneReference.map(SQLiteDatabase.Value.real) ?? .null,
+                            state.lastLiveActivityPush.map { .real($0.seconds) } ?? .null,
+                            state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
+                        ])
+                }
+            }
+        }
+    }
+}

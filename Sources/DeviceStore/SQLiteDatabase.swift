@@ -1,0 +1,105 @@
+import CSQLite
+
+/// One SQLite connection, owned here and closed in `deinit`. Not shared
+/// between threads: `DeviceStore` serialises access to it.
+final class SQLiteDatabase {
+    private let handle: OpaquePointer
+
+    struct Error: Swift.Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(path: String) throws(Error) {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &connection, flags, nil)
+        guard status == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_close(connection)
+            throw Error(description: "cannot open the device store \(path): \(message)")
+        }
+        handle = connection
+        sqlite3_busy_timeout(handle, 5000)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs statements that return nothing.
+    func execute(_ sql: String) throws(Error) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? lastError
+            sqlite3_free(message)
+            throw Error(description: text)
+        }
+    }
+
+    var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Runs one statement with `bindings`, calling `row` for each result row.
+    func query(_ sql: String, _ bindings: [Value] = [], row: ((Row) -> Void)? = nil) throws(Error) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw Error(description: "\(lastError) in: \(sql)")
+        }
+        defer { sqlite3_finalize(statement) }
+        for (index, value) in bindings.enumerated() {
+            let position = Int32(index + 1)
+            switch value {
+            case .null: sqlite3_bind_null(statement, position)
+            case .integer(let number): sqlite3_bind_int64(statement, position, Int64(number))
+            case .real(let number): sqlite3_bind_double(statement, position, number)
+            case .text(let text): sqlite3_bind_text(statement, position, text, -1, pb_sqlite_transient())
+            }
+        }
+        while true {
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW: row?(Row(statement: statement))
+            case SQLITE_DONE: return
+            default: throw Error(description: "\(lastError) in: \(sql)")
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction: all of it or none of it.
+    func transaction<T>(_ body: () throws(Error) -> T) throws(Error) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    enum Value {
+        case null
+        case integer(Int)
+        case real(Double)
+        case text(String)
+
+        static func optional(_ text: String?) -> Value { text.map(Value.text) ?? .null }
+        static func flag(_ value: Bool) -> Value { .integer(value ? 1 : 0) }
+    }
+
+    /// A result row, read by column index.
+    struct Row {
+        let statement: OpaquePointer
+
+        func text(_ column: Int32) -> String? {
+            guard let pointer = sqlite3_column_text(statement, column) else { return nil }
+            return String(cString: pointer)
+        }
+
+        func integer(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
+        func real(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+        func flag(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    }
+}

@@ -1,0 +1,49 @@
+/// The store's schema, as numbered migrations. `PRAGMA user_version` says how
+/// many have run; each runs once, in a transaction, in order. Never edit a
+/// published migration: add the next one.
+enum StoreSchema {
+    static let migrations: [String] = [
+        // 1: devices, followed printers, Live Activity tokens, printer memory.
+        """
+        CREATE TABLE devices (
+            id TEXT PRIMARY KEY,
+            apns_token TEXT NOT NULL UNIQUE,
+            environment TEXT,
+            ha_url TEXT,
+            printer_name TEXT,
+            created_at REAL NOT NULL,
+            last_seen REAL NOT NULL,
+            disabled INTEGER NOT NULL DEFAULT 0,
+            notifications_enabled INTEGER NOT NULL DEFAULT 1,
+            on_start INTEGER NOT NULL DEFAULT 1,
+            on_complete INTEGER NOT NULL DEFAULT 1,
+            on_failed INTEGER NOT NULL DEFAULT 1,
+            on_paused INTEGER NOT NULL DEFAULT 1,
+            on_milestone INTEGER NOT NULL DEFAULT 1,
+            push_to_start_token TEXT
+        );
+        CREATE TABLE device_printers (
+            device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+            printer_prefix TEXT NOT NULL,
+            PRIMARY KEY (device_id, printer_prefix)
+        );
+        CREATE TABLE activity_tokens (
+            device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+            printer_prefix TEXT NOT NULL,
+            token TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (device_id, printer_prefix)
+        );
+        CREATE TABLE printer_state (
+            prefix TEXT PRIMARY KEY,
+            last_status TEXT,
+            print_id TEXT,
+            milestones_sent TEXT NOT NULL DEFAULT '',
+            milestone_reference REAL,
+            last_live_activity_push REAL,
+            live_activity_due REAL,
+            updated_at REAL NOT NULL
+        );
+        """
+    ]
+}

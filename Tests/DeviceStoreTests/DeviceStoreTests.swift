@@ -1,0 +1,151 @@
+import DeviceStore
+import FoundationEssentials
+import PrintBridgeCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The store on a temporary directory, fresh per test.
+struct TemporaryStore {
+    let directory: String
+    let clock = ManualClock(EpochTime(seconds: 1_795_165_200))
+
+    init() {
+        var template = Array("/tmp/printbridge-store-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+
+    func open() throws -> DeviceStore { try DeviceStore(directory: directory, clock: clock) }
+}
+
+let phone = String(repeating: "ab", count: 32)
+let tablet = String(repeating: "cd", count: 32)
+let activity = String(repeating: "ef", count: 40)
+
+@Suite struct DeviceStoreTests {
+    @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
+        let temp = TemporaryStore()
+        let store = try temp.open()
+        #expect(store.schemaVersion == 1)
+        #expect(try store.devices().isEmpty)
+        #expect(try store.notificationStates().isEmpty)
+        // Reopening runs no migration twice.
+        #expect(try temp.open().schemaVersion == 1)
+    }
+
+    @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
+        let store = try TemporaryStore().open()
+        let first = try store.register(apnsToken: phone, haURL: "http://ha:8123", printerPrefix: "x1c", printerName: "X1C")
+        #expect(first.created)
+        let again = try store.register(apnsToken: phone.uppercased(), haURL: "http://ha.local:8123", printerPrefix: "p1s", printerName: nil)
+        #expect(!again.created && again.deviceID == first.deviceID)
+        let devices = try store.devices()
+        #expect(devices.count == 1)
+        #expect(devices[0].apnsToken == phone)
+        #expect(devices[0].printerPrefixes == ["x1c", "p1s"], "a device may follow several printers")
+        #expect(devices[0].printerName == "X1C")
+        _ = try store.register(apnsToken: tablet, haURL: nil, printerPrefix: nil, printerName: nil)
+        #expect(try store.devices().last?.printerPrefixes.isEmpty == true, "none given: every printer")
+    }
+
+    @Test func preferencesPatchOnlyWhatIsGiven() throws {
+        let store = try TemporaryStore().open()
+        let id = try store.register(apnsToken: phone, haURL: nil, printerPrefix: nil, printerName: nil).deviceID
+        #expect(try store.updatePreferences(deviceID: id, .init(onStart: false, onMilestone: false)))
+        #expect(try store.devices()[0].preferences == NotificationPreferences(onStart: false, onMilestone: false))
+        #expect(try store.updatePreferences(deviceID: id, .init(onStart: true)))
+        #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false))
+        #expect(try !store.updatePreferences(deviceID: "no-such-device", .init(onStart: true)))
+    }
+
+    @Test func liveActivityAndPushToStartTokensPerDevice() throws {
+        let store = try TemporaryStore().open()
+        let a = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: nil).deviceID
+        let b = try store.register(apnsToken: tablet, haURL: nil, printerPrefix: "x1c", printerName: nil).deviceID
+        #expect(try store.setActivityToken(activity, printerPrefix: "x1c", deviceID: a))
+        #expect(try store.setActivityToken(activity + "00", printerPrefix: "x1c", deviceID: b))
+        #expect(try store.setPushToStartToken(activity + "11", deviceID: a))
+        #expect(try !store.setActivityToken(activity, printerPrefix: "x1c", deviceID: "nobody"))
+        var devices = try store.devices()
+        #expect(devices.map { $0.activityTokens["x1c"] } == [activity, activity + "00"], "two phones, two tokens")
+        #expect(devices[0].pushToStartToken == activity + "11")
+        try store.removeActivityTokens([PushPlanner.ActivityEnd(deviceID: a, prefix: "x1c")])
+        devices = try store.devices()
+        #expect(devices[0].activityTokens.isEmpty && devices[1].activityTokens["x1c"] == activity + "00")
+    }
+
+    @Test func apnsVerdictsOnTokensArePermanent() throws {
+        let store = try TemporaryStore().open()
+        let a = try store.register(apnsToken: phone, haURL: nil, printerPrefix: nil, printerName: nil).deviceID
+        _ = try store.register(apnsToken: tablet, haURL: nil, printerPrefix: nil, printerName: nil)
+        _ = try store.setActivityToken(activity, printerPrefix: "x1c", deviceID: a)
+        try store.applyTokenRejection(token: activity, action: .remove)
+        #expect(try store.devices()[0].activityTokens.isEmpty)
+        try store.applyTokenRejection(token: tablet, action: .disable)
+        #expect(try store.devices()[1].isDisabled)
+        try store.applyTokenRejection(token: phone, action: .remove)
+        #expect(try store.devices().map(\.apnsToken) == [tablet])
+        // Registering a disabled token again enables it.
+        _ = try store.register(apnsToken: tablet, haURL: nil, printerPrefix: nil, printerName: nil)
+        #expect(try store.devices()[0].isDisabled == false)
+    }
+
+    @Test func removingADeviceTakesItsTokensWithIt() throws {
+        let store = try TemporaryStore().open()
+        let a = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: nil).deviceID
+        _ = try store.setActivityToken(activity, printerPrefix: "x1c", deviceID: a)
+        #expect(try store.removeDevice(id: a))
+        #expect(try !store.removeDevice(id: a))
+        #expect(try store.devices().isEmpty)
+    }
+
+    @Test func notificationStateSurvivesAReopen() throws {
+        let temp = TemporaryStore()
+        let states: [String: PrinterNotificationState] = [
+            "x1c": PrinterNotificationState(
+                lastStatus: .running, printID: "x1c-1795165200", milestonesSent: [25, 50], milestoneReference: 52.5,
+                lastLiveActivityPush: EpochTime(seconds: 1_795_165_260), liveActivityDue: EpochTime(seconds: 1_795_165_290)),
+            "p1s": PrinterNotificationState(lastStatus: .complete),
+        ]
+        try temp.open().saveNotificationStates(states)
+        #expect(try temp.open().notificationStates() == states)
+        var changed = states
+        changed["x1c"]?.lastStatus = .paused
+        try temp.open().saveNotificationStates(changed)
+        #expect(try temp.open().notificationStates() == changed)
+    }
+
+    @Test func devicesSurviveAReopenInWALMode() throws {
+        let temp = TemporaryStore()
+        do {
+            let store = try temp.open()
+            _ = try store.register(apnsToken: phone, haURL: "http://ha:8123", printerPrefix: "x1c", printerName: "X1C")
+        }
+        let reopened = try temp.open()
+        #expect(try reopened.devices().map(\.apnsToken) == [phone])
+        #expect(access(temp.directory + "/printbridge.sqlite3-wal", F_OK) == 0 || access(temp.directory + "/printbridge.sqlite3", F_OK) == 0)
+    }
+
+    @Test func anUnwritableDirectoryIsAClearError() {
+        #expect {
+            _ = try DeviceStore(directory: "/nonexistent/printbridge")
+        } throws: { error in
+            "\(error)".contains("the state directory /nonexistent/printbridge is not writable")
+                && "\(error)".contains("STATE_DIR")
+        }
+    }
+
+    @Test func aStoreFromANewerPrintBridgeIsRefused() throws {
+        let temp = TemporaryStore()
+        _ = try temp.open()
+        let path = temp.directory + "/printbridge.sqlite3"
+        #expect(sqliteSetUserVersion(path, 99))
+        #expect {
+            _ = try temp.open()
+        } throws: { error in
+            "\(error)".contains("schema version 99, newer than this PrintBridge knows")
+        }
+    }
+}

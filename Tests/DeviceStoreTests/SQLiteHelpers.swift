@@ -1,0 +1,21 @@
+import CSQLite
+
+/// Sets a database's user_version directly (to simulate a newer PrintBridge).
+func sqliteSetUserVersion(_ path: String, _ version: Int) -> Bool {
+    var database: OpaquePointer?
+    guard sqlite3_open(path, &database) == SQLITE_OK else { return false }
+    defer { sqlite3_close(database) }
+    return sqlite3_exec(database, "PRAGMA user_version = \(version)", nil, nil, nil) == SQLITE_OK
+}
+
+/// PRAGMA integrity_check's answer ("ok" when the file is sound).
+func sqliteIntegrityCheck(_ path: String) -> String {
+    var database: OpaquePointer?
+    guard sqlite3_open(path, &database) == SQLITE_OK else { return "cannot open" }
+    defer { sqlite3_close(database) }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(database, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK else { return "cannot prepare" }
+    defer { sqlite3_finalize(statement) }
+    guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return "no answer" }
+    return String(cString: text)
+}

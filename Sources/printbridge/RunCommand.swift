@@ -1,5 +1,6 @@
 import APNsClient
 import ArgumentParser
+import DeviceStore
 import Dispatch
 import EventReplay
 import HomeAssistantLink
@@ -38,13 +39,25 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let endpoint = try Self.haEndpoint()
         let token = try Self.haToken(endpoint: endpoint)
-        var deviceList: [Device] = []
+        let store = try Self.openStore()
         if let devices {
-            do { deviceList = try DevicesFile.load(path: devices) } catch {
+            do {
+                try Self.add(try DevicesFile.load(path: devices), to: store)
+            } catch {
                 StandardStreams.err("printbridge: \(error)")
                 throw ExitCodes.config
             }
         }
+        let deviceList: [Device]
+        let remembered: [String: PrinterNotificationState]
+        do {
+            deviceList = try store.devices()
+            remembered = try store.notificationStates()
+        } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+        StandardStreams.err("printbridge: device store \(store.path): \(deviceList.count) device(s)")
         let rejections = Mutex<[(String, PushOutcome.TokenAction)]>([])
         let sender: APNsSender? =
             dryRun
@@ -56,7 +69,7 @@ struct RunCommand: AsyncParsableCommand {
         var planner = PlannerConfiguration()
         if let sender { planner.bundleID = sender.configuration.bundleID }
         if deviceList.isEmpty {
-            StandardStreams.err("printbridge: no devices (give --devices FILE); pushes have nowhere to go")
+            StandardStreams.err("printbridge: no devices registered (give --devices FILE); pushes have nowhere to go")
         }
         var sessionConfiguration = HASession.Configuration()
         if let interval = try Self.seconds("HA_PING_INTERVAL") { sessionConfiguration.pingInterval = interval }
@@ -65,7 +78,8 @@ struct RunCommand: AsyncParsableCommand {
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
             configuration: sessionConfiguration, filteringWith: EntityMatcher())
         var pipeline = PrinterPipeline(
-            planner: PushPlanner(configuration: planner), devices: deviceList, clock: SystemClock())
+            planner: PushPlanner(configuration: planner, restoring: remembered), devices: deviceList,
+            clock: SystemClock())
 
         let signals = Self.stopOnSignals { link.stop() }
         defer { signals.forEach { $0.cancel() } }
@@ -73,8 +87,16 @@ struct RunCommand: AsyncParsableCommand {
         link.start()
 
         await withDiscardingTaskGroup { inFlight in
-            func deliver(_ output: PrinterPipeline.Output) {
+            func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { StandardStreams.err("printbridge: \(failure)") }
+                // The memory of what was sent goes to disk before the pushes go out:
+                // after a crash nothing is sent twice, and nothing missed is lost.
+                do {
+                    try store.saveNotificationStates(states.filter { output.changedPrinters.contains($0.key) })
+                    if !output.endedActivities.isEmpty { try store.removeActivityTokens(output.endedActivities) }
+                } catch {
+                    StandardStreams.err("printbridge: \(error)")
+                }
                 for push in output.pushes {
                     if let sender {
                         inFlight.addTask {
@@ -92,19 +114,26 @@ struct RunCommand: AsyncParsableCommand {
                     for change in pipeline.applyTokenRejection(token: token, action: action) {
                         StandardStreams.err("printbridge: \(change)")
                     }
+                    do { try store.applyTokenRejection(token: token, action: action) } catch {
+                        StandardStreams.err("printbridge: \(error)")
+                    }
                 }
                 switch event {
                 case .frame(let bytes):
                     let skipped = bytes.withUnsafeBytes { pipeline.skipsFrame($0) }
                     if skipped { continue }
                     for message in Self.decode(bytes, for: pipeline) {
-                        deliver(pipeline.fireDue(upTo: SystemClock().now()))
-                        deliver(pipeline.handle(message))
+                        let due = pipeline.fireDue(upTo: SystemClock().now())
+                        deliver(due, states: pipeline.planner.printers)
+                        let output = pipeline.handle(message)
+                        deliver(output, states: pipeline.planner.printers)
                     }
                 case .message(let message):
-                    deliver(pipeline.handle(message))
+                    let output = pipeline.handle(message)
+                    deliver(output, states: pipeline.planner.printers)
                 case .tick:
-                    deliver(pipeline.fireDue(upTo: SystemClock().now()))
+                    let output = pipeline.fireDue(upTo: SystemClock().now())
+                    deliver(output, states: pipeline.planner.printers)
                 case .connected:
                     StandardStreams.err("printbridge: connected to \(endpoint)")
                 case .disconnected(let reason):
@@ -137,6 +166,50 @@ struct RunCommand: AsyncParsableCommand {
                 messages = full
             }
             return messages
+        }
+    }
+
+    /// The state directory: STATE_DIR, else systemd's STATE_DIRECTORY, else /data
+    /// inside a Home Assistant add-on, else ~/.local/state/printbridge (created).
+    static func stateDirectory() -> String {
+        if let directory = StandardStreams.environment("STATE_DIR") { return directory }
+        if let directory = StandardStreams.environment("STATE_DIRECTORY") {
+            return String(directory.split(separator: ":").first ?? Substring(directory))
+        }
+        if StandardStreams.environment("SUPERVISOR_TOKEN") != nil { return "/data" }
+        let base = StandardStreams.environment("XDG_STATE_HOME") ?? ((StandardStreams.environment("HOME") ?? ".") + "/.local/state")
+        let directory = base + "/printbridge"
+        var path = ""
+        for part in directory.split(separator: "/", omittingEmptySubsequences: false) {
+            path += (path.isEmpty && part.isEmpty ? "" : "/") + part
+            if !path.isEmpty { mkdir(path, 0o700) }
+        }
+        return directory
+    }
+
+    static func openStore() throws -> DeviceStore {
+        do { return try DeviceStore(directory: stateDirectory()) } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+    }
+
+    /// Adds a devices file's devices to the store (registering each token once).
+    static func add(_ devices: [Device], to store: DeviceStore) throws {
+        for device in devices {
+            let id = try store.register(
+                apnsToken: device.apnsToken, haURL: nil, printerPrefix: device.printerPrefixes.first,
+                printerName: device.printerName
+            ).deviceID
+            let preferences = device.preferences
+            _ = try store.updatePreferences(deviceID: id, .init(
+                notificationsEnabled: preferences.notificationsEnabled, onStart: preferences.onStart,
+                onComplete: preferences.onComplete, onFailed: preferences.onFailed, onPaused: preferences.onPaused,
+                onMilestone: preferences.onMilestone))
+            for (prefix, token) in device.activityTokens {
+                _ = try store.setActivityToken(token, printerPrefix: prefix, deviceID: id)
+            }
+            if let token = device.pushToStartToken { _ = try store.setPushToStartToken(token, deviceID: id) }
         }
     }
 

@@ -54,7 +54,13 @@ import Testing
         let outPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).out"
         let errPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).err"
 
-        init(port: Int, devices: String, environment extra: [String: String] = [:], dryRun: Bool = true) throws {
+        let stateDirectory: String
+
+        init(
+            port: Int, devices: String, environment extra: [String: String] = [:], dryRun: Bool = true,
+            stateDirectory: String? = nil
+        ) throws {
+            self.stateDirectory = stateDirectory ?? DaemonTests.temporaryDirectory("state")
             let binary = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
             FileManager.default.createFile(atPath: outPath, contents: nil)
             FileManager.default.createFile(atPath: errPath, contents: nil)
@@ -63,6 +69,7 @@ import Testing
             var environment = ProcessInfo.processInfo.environment
             environment["HA_URL"] = "http://127.0.0.1:\(port)"
             environment["HA_CA_FILE"] = nil
+            environment["STATE_DIR"] = self.stateDirectory
             environment["HA_TOKEN"] = DaemonTests.token
             process.environment = environment.merging(extra) { $1 }
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
@@ -109,6 +116,12 @@ import Testing
             process.waitUntilExit()
             return process.terminationStatus
         }
+    }
+
+    static func temporaryDirectory(_ name: String) -> String {
+        let path = NSTemporaryDirectory() + "printbridge-\(name)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
     }
 
     /// Every notification on, a Live Activity for the X1C.
@@ -331,5 +344,50 @@ import Testing
         #expect(seen[live] == 5)
         #expect(agent.log.contains("removed"))
         #expect(agent.stop() == 0)
+    }
+}
+
+
+/// A restart of the agent with the same state directory: nothing twice,
+/// nothing missed.
+@Suite(.serialized) struct RestartTests {
+    @Test func aRestartMidPrintRepeatsNothing() throws {
+        let state = DaemonTests.temporaryDirectory("restart")
+        let devices = try DaemonTests.devicesFile()
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--drop-after", "120", "--interval", "0.01"])
+        let first = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
+        #expect(first.wait(upTo: 15) { (ha.stats()["drops"] ?? 0) == 1 })
+        #expect(first.stop() == 0)
+        let before = first.alerts
+        #expect(before.first == "ab started")
+        #expect(!before.contains("ab complete"))
+        // The mock keeps the print going; a new agent process picks up where it was.
+        let second = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
+        #expect(second.wait(upTo: 20) { second.alerts.contains("ab complete") })
+        second.wait(upTo: 0.5) { false }
+        #expect(before + second.alerts == DaemonTests.fullPrintAlerts, "\(before) + \(second.alerts)")
+        #expect(second.stop() == 0)
+    }
+
+    @Test func aPrintThatFinishedWhileTheAgentWasDownCompletesOnce() throws {
+        let state = DaemonTests.temporaryDirectory("restart")
+        let devices = try DaemonTests.devicesFile()
+        let ha = try DaemonTests.MockHA(
+            events: "bambu-full-print.jsonl", arguments: ["--drop-after", "120", "--skip-while-down", "--interval", "0.01"])
+        let first = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
+        #expect(first.wait(upTo: 15) { (ha.stats()["drops"] ?? 0) == 1 })
+        #expect(first.stop() == 0)
+        #expect(first.alerts.first == "ab started")
+        let second = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
+        #expect(second.wait(upTo: 15) { second.alerts.contains("ab complete") })
+        second.wait(upTo: 1) { false }
+        #expect(second.alerts == ["ab complete"], "exactly one complete, no second start")
+        #expect(second.pushes.filter { $0["event"] as? String == "end" }.count == 1, "and the Live Activity ends")
+        #expect(second.stop() == 0)
+        // A third start finds nothing left to say.
+        let third = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
+        third.wait(upTo: 2) { false }
+        #expect(third.pushes.isEmpty)
+        #expect(third.stop() == 0)
     }
 }

@@ -370,3 +370,35 @@ import Testing
         #expect(h.pipeline.devices.map(\.id) == ["wrong", "ok"])
     }
 }
+
+@Suite struct ResyncSnapshotTests {
+    func snapshot(_ states: [(String, String)], at seconds: Double) -> HAMessage {
+        let json = #"{"id":3,"type":"result","success":true,"result":["#
+            + states.map { #"{"entity_id":"\#($0.0)","state":"\#($0.1)","attributes":{},"last_updated":"2026-11-20T10:00:00+00:00"}"# }
+                .joined(separator: ",") + "]}"
+        return try! HAMessage(json: JSONParser.parse(json))
+    }
+
+    @Test func aPrintThatFinishedMeanwhileCompletesWithoutStaleMilestones() {
+        var h = PipelineHarness(devices: [device(activity: [HA.x1c: HA.activityToken])])
+        h.startPrint(HA.x1c)
+        h.set(HA.x1c, "_total_layer_count", "250")
+        h.set(HA.x1c, "_print_progress", "40", after: 60)
+        let resync = h.pipeline.handle(snapshot([
+            (HA.entity(HA.x1c, "_print_progress"), "100"), (HA.entity(HA.x1c, "_current_layer"), "250"),
+            (HA.entity(HA.x1c, "_print_status"), "finish"),
+        ], at: 0)).pushes
+        #expect(resync.events == [.complete, .end])
+        #expect(resync.last?.json["aps"]?["content-state"]?["currentLayer"] == .number(250))
+    }
+
+    @Test func aPrintStillRunningGetsTheMilestoneItPassed() {
+        var h = PipelineHarness(devices: [device()])
+        h.startPrint(HA.x1c)
+        h.set(HA.x1c, "_print_progress", "40", after: 60)
+        let resync = h.pipeline.handle(snapshot([
+            (HA.entity(HA.x1c, "_print_progress"), "60"), (HA.entity(HA.x1c, "_print_status"), "running"),
+        ], at: 0)).pushes
+        #expect(resync.alerts.events == [.milestone])
+    }
+}

@@ -118,9 +118,13 @@ public struct PrinterPipeline: Sendable {
     public mutating func fireDue(upTo time: EpochTime) -> Output {
         var output = Output()
         guard let next = planner.nextDue, next <= time else { return output }
+        let due = Set(planner.printers.compactMap { prefix, state in
+            state.liveActivityDue.map { $0 <= time ? prefix : nil } ?? nil
+        })
         let plan = planner.fireDue(upTo: time, printers: cache, devices: devices)
         output.pushes = plan.pushes
         output.failures = plan.failures
+        output.changedPrinters = due
         statistics.pushes += plan.pushes.count
         return output
     }
@@ -150,11 +154,17 @@ public struct PrinterPipeline: Sendable {
             } else if let (states, skipped) = result.states() {
                 statistics.malformedStates += skipped
                 // Status last, so a printer first seen in a snapshot takes its
-                // baseline with every other field already known.
+                // baseline with every other field already known (and an `end`
+                // carries real final values). Milestones are not alerted for a
+                // printer whose status in this snapshot is no longer active.
                 let matched = states.compactMap { state in matcher.match(entityID: state.entityID).map { ($0, state) } }
+                var finished: Set<String> = []
+                for (match, state) in matched where match.field == .status {
+                    if let status = PrintStatus(raw: state.state), !status.isActive { finished.insert(match.prefix) }
+                }
                 for (match, state) in matched where match.field != .status {
                     statistics.matchedUpdates += 1
-                    apply(match, state: state, into: &output)
+                    apply(match, state: state, into: &output, milestonesAllowed: !finished.contains(match.prefix))
                 }
                 for (match, state) in matched where match.field == .status {
                     statistics.matchedUpdates += 1
@@ -168,11 +178,13 @@ public struct PrinterPipeline: Sendable {
         return output
     }
 
-    private mutating func apply(_ match: EntityMatch, state: HAState, into output: inout Output) {
+    private mutating func apply(
+        _ match: EntityMatch, state: HAState, into output: inout Output, milestonesAllowed: Bool = true
+    ) {
         let now = clock.now()
         guard let change = cache.apply(match, state: state, at: now) else { return }
         statistics.printerChanges += 1
-        let plan = planner.plan(change, devices: devices, now: now)
+        let plan = planner.plan(change, devices: devices, now: now, milestonesAllowed: milestonesAllowed)
         output.pushes += plan.pushes
         output.failures += plan.failures
         if plan.stateChanged { output.changedPrinters.insert(change.prefix) }

@@ -42,7 +42,12 @@ public struct PushPlanner: Sendable {
         self.printers = state
     }
 
-    public mutating func plan(_ change: PrinterChange, devices: [Device], now: EpochTime) -> Plan {
+    /// - Parameter milestonesAllowed: false while applying a snapshot in which
+    ///   the printer's status is no longer active: a print that finished while
+    ///   the agent was away gets its "complete", not the milestones it passed.
+    public mutating func plan(
+        _ change: PrinterChange, devices: [Device], now: EpochTime, milestonesAllowed: Bool = true
+    ) -> Plan {
         let prefix = change.prefix
         let before = printers[prefix] ?? PrinterNotificationState()
         var state = before
@@ -62,7 +67,7 @@ public struct PushPlanner: Sendable {
         }
 
         if change.field == .progress, change.current.progress != change.previous.progress {
-            checkMilestones(state: &state, builder: &builder)
+            checkMilestones(state: &state, builder: &builder, alerting: milestonesAllowed)
         }
 
         if !liveActivityHandled, state.liveActivityDue == nil, state.lastStatus?.isActive == true,
@@ -162,7 +167,7 @@ public struct PushPlanner: Sendable {
     }
 
     /// Sends the highest milestone crossed since the last reading of this print, once.
-    private func checkMilestones(state: inout PrinterNotificationState, builder: inout Builder) {
+    private func checkMilestones(state: inout PrinterNotificationState, builder: inout Builder, alerting: Bool) {
         guard state.lastStatus?.isActive == true, let progress = builder.snapshot.progress else { return }
         guard let reference = state.milestoneReference else {
             // First reading of a print first seen mid-way: a baseline, not a crossing.
@@ -176,7 +181,7 @@ public struct PushPlanner: Sendable {
         state.milestoneReference = progress
         guard let highest = crossed.max() else { return }
         state.milestonesSent.formUnion(crossed)
-        builder.alert(.milestone, status: state.lastStatus ?? .running, milestone: highest)
+        if alerting { builder.alert(.milestone, status: state.lastStatus ?? .running, milestone: highest) }
     }
 }
 

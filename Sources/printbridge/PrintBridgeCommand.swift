@@ -14,6 +14,6 @@ struct PrintBridgeCommand: AsyncParsableCommand {
             option values or APNs settings).
             """,
         version: "printbridge \(version)\n\(SystemLibraries.summary)",
-        subcommands: [RunCommand.self, ReplayCommand.self, RecordCommand.self, SendTestCommand.self]
+        subcommands: [RunCommand.self, ReplayCommand.self, RecordCommand.self, SendTestCommand.self, DevicesCommand.self]
     )
 }

@@ -39,7 +39,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let endpoint = try Self.haEndpoint()
         let token = try Self.haToken(endpoint: endpoint)
-        let store = try Self.openStore()
+        let store = try StateDirectory.openStore()
         if let devices {
             do {
                 try Self.add(try DevicesFile.load(path: devices), to: store)
@@ -166,31 +166,6 @@ struct RunCommand: AsyncParsableCommand {
                 messages = full
             }
             return messages
-        }
-    }
-
-    /// The state directory: STATE_DIR, else systemd's STATE_DIRECTORY, else /data
-    /// inside a Home Assistant add-on, else ~/.local/state/printbridge (created).
-    static func stateDirectory() -> String {
-        if let directory = StandardStreams.environment("STATE_DIR") { return directory }
-        if let directory = StandardStreams.environment("STATE_DIRECTORY") {
-            return String(directory.split(separator: ":").first ?? Substring(directory))
-        }
-        if StandardStreams.environment("SUPERVISOR_TOKEN") != nil { return "/data" }
-        let base = StandardStreams.environment("XDG_STATE_HOME") ?? ((StandardStreams.environment("HOME") ?? ".") + "/.local/state")
-        let directory = base + "/printbridge"
-        var path = ""
-        for part in directory.split(separator: "/", omittingEmptySubsequences: false) {
-            path += (path.isEmpty && part.isEmpty ? "" : "/") + part
-            if !path.isEmpty { mkdir(path, 0o700) }
-        }
-        return directory
-    }
-
-    static func openStore() throws -> DeviceStore {
-        do { return try DeviceStore(directory: stateDirectory()) } catch {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.config
         }
     }
 

@@ -391,3 +391,55 @@ import Testing
         #expect(third.stop() == 0)
     }
 }
+
+/// `printbridge devices …` on the store, no daemon needed.
+@Suite struct DevicesCommandTests {
+    let token = String(repeating: "ab", count: 32)
+
+    func run(_ arguments: [String], state: String) throws -> CommandRunner.Result {
+        try CommandRunner.run(["devices"] + arguments, environment: ["STATE_DIR": state])
+    }
+
+    @Test func addListChangeAndRemove() throws {
+        let state = DaemonTests.temporaryDirectory("devices")
+        let added = try run(["add", "--token", token, "--printer", "x1c", "--printer", "p1s", "--name", "Workshop"], state: state)
+        #expect(added.status == 0)
+        let id = try #require(added.stdout.split(separator: " ").first.map(String.init))
+        #expect(added.stdout.contains("registered"))
+        #expect(try run(["add", "--token", token.uppercased()], state: state).stdout.contains("\(id) updated"))
+        let list = try run(["list"], state: state)
+        #expect(list.stdout.contains(id) && list.stdout.contains("ababab…abab") && list.stdout.contains("p1s, x1c"))
+        #expect(!list.stdout.contains(token), "never a whole token")
+        #expect(try run(["prefs", id, "--on-milestone", "false", "--on-start", "false"], state: state).status == 0)
+        let json = try run(["list", "--format", "json"], state: state).stdout
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let settings = object?["settings"] as? [String: Bool]
+        #expect(settings?["onMilestone"] == false && settings?["onStart"] == false && settings?["onComplete"] == true)
+        #expect(try run(["remove", id], state: state).status == 0)
+        #expect(try run(["list"], state: state).stdout.isEmpty)
+    }
+
+    @Test func mistakesHaveClearExits() throws {
+        let state = DaemonTests.temporaryDirectory("devices")
+        #expect(try run(["add", "--token", "nothex"], state: state).status == 64)
+        let missing = try run(["remove", "no-such-id"], state: state)
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("no device no-such-id"))
+        #expect(try run(["prefs", "no-such-id", "--on-start", "true"], state: state).status == 66)
+        let unwritable = try run(["list"], state: "/nonexistent/state")
+        #expect(unwritable.status == 78)
+        #expect(unwritable.stderr.contains("not writable"))
+    }
+
+    @Test func aDeviceAddedOfflineGetsTheDaemonsPushes() throws {
+        let state = DaemonTests.temporaryDirectory("devices")
+        #expect(try run(["add", "--token", token, "--printer", "x1c_00m09a350100123"], state: state).status == 0)
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        let empty = NSTemporaryDirectory() + "printbridge-no-devices-\(UUID().uuidString.prefix(8)).json"
+        try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
+        let agent = try DaemonTests.Agent(port: ha.port, devices: empty, stateDirectory: state)
+        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts)
+        #expect(agent.stop() == 0)
+    }
+}

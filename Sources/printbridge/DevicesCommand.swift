@@ -1,0 +1,147 @@
+import ArgumentParser
+import DeviceStore
+import PrintBridgeCore
+
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List and change the registered phones without the app (works on the store, no daemon needed).",
+        discussion: "The store is in STATE_DIR (see `printbridge run --help`).",
+        subcommands: [List.self, Add.self, Remove.self, Prefs.self]
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every registered device (tokens shortened).")
+
+        @Option(name: .long, help: "text or json")
+        var format: Format = .text
+
+        enum Format: String, ExpressibleByArgument { case text, json }
+
+        func run() throws {
+            let devices = try DevicesCommand.load()
+            var output = LineWriter.standardOutput()
+            defer { output.flush() }
+            for device in devices {
+                let printers = device.printerPrefixes.isEmpty ? ["all printers"] : device.printerPrefixes.sorted()
+                let preferences = device.preferences
+                let switches: [(String, Bool)] = [
+                    ("notifications", preferences.notificationsEnabled), ("onStart", preferences.onStart),
+                    ("onComplete", preferences.onComplete), ("onFailed", preferences.onFailed),
+                    ("onPaused", preferences.onPaused), ("onMilestone", preferences.onMilestone),
+                ]
+                switch format {
+                case .text:
+                    let off = switches.filter { !$0.1 }.map(\.0)
+                    output.write(
+                        "\(device.id)  \(TokenFormat.shortened(device.apnsToken))  \(printers.joined(separator: ", "))"
+                            + (device.isDisabled ? "  DISABLED" : "")
+                            + (off.isEmpty ? "" : "  off: \(off.joined(separator: ", "))")
+                            + (device.activityTokens.isEmpty ? "" : "  live activities: \(device.activityTokens.keys.sorted().joined(separator: ", "))")
+                            + (device.pushToStartToken == nil ? "" : "  push-to-start"))
+                case .json:
+                    output.write(JSONText.object([
+                        ("id", JSONText.quoted(device.id)),
+                        ("device", JSONText.quoted(TokenFormat.shortened(device.apnsToken))),
+                        ("printers", "[" + device.printerPrefixes.sorted().map(JSONText.quoted).joined(separator: ",") + "]"),
+                        ("disabled", device.isDisabled ? "true" : "false"),
+                        ("settings", JSONText.object(switches.map { ($0.0 == "notifications" ? "notificationsEnabled" : $0.0, $0.1 ? "true" : "false") })),
+                        ("liveActivities", "[" + device.activityTokens.keys.sorted().map(JSONText.quoted).joined(separator: ",") + "]"),
+                        ("pushToStart", device.pushToStartToken == nil ? "false" : "true"),
+                    ]))
+                }
+            }
+            if devices.isEmpty, format == .text { StandardStreams.err("no devices registered") }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a phone by its APNs device token (or update the one with that token).")
+
+        @Option(name: .long, help: "The APNs device token (hex).")
+        var token: String
+
+        @Option(name: .long, help: "A printer prefix to follow (repeat for several; none: every printer).")
+        var printer: [String] = []
+
+        @Option(name: .long, help: "The name to show for the printer in alerts.")
+        var name: String?
+
+        func validate() throws {
+            guard TokenFormat.isPlausibleToken(token) else {
+                throw ValidationError("--token must be a hex APNs device token (64 or more hex digits)")
+            }
+        }
+
+        func run() throws {
+            let store = try StateDirectory.openStore()
+            try DevicesCommand.storeCall {
+                let registration = try store.register(
+                    apnsToken: token, haURL: nil, printerPrefix: printer.first, printerName: name)
+                for prefix in printer.dropFirst() {
+                    _ = try store.register(apnsToken: token, haURL: nil, printerPrefix: prefix, printerName: nil)
+                }
+                StandardStreams.out("\(registration.deviceID) \(registration.created ? "registered" : "updated")")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget a device and its tokens.")
+
+        @Argument(help: "The device id (see `printbridge devices list`).")
+        var id: String
+
+        func run() throws {
+            let store = try StateDirectory.openStore()
+            let removed = try DevicesCommand.storeCall { try store.removeDevice(id: id) }
+            guard removed else {
+                StandardStreams.err("printbridge: no device \(id)")
+                throw ExitCodes.noInput
+            }
+            StandardStreams.out("\(id) removed")
+        }
+    }
+
+    struct Prefs: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change which notifications a device gets (only the switches given change).")
+
+        @Argument(help: "The device id.")
+        var id: String
+
+        @Option(name: .long) var notifications: Bool?
+        @Option(name: .customLong("on-start")) var onStart: Bool?
+        @Option(name: .customLong("on-complete")) var onComplete: Bool?
+        @Option(name: .customLong("on-failed")) var onFailed: Bool?
+        @Option(name: .customLong("on-paused")) var onPaused: Bool?
+        @Option(name: .customLong("on-milestone")) var onMilestone: Bool?
+
+        func run() throws {
+            let store = try StateDirectory.openStore()
+            let patch = DeviceStore.PreferencesPatch(
+                notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,
+                onPaused: onPaused, onMilestone: onMilestone)
+            let found = try DevicesCommand.storeCall { try store.updatePreferences(deviceID: id, patch) }
+            guard found else {
+                StandardStreams.err("printbridge: no device \(id)")
+                throw ExitCodes.noInput
+            }
+            StandardStreams.out("\(id) updated")
+        }
+    }
+
+    static func load() throws -> [Device] {
+        let store = try StateDirectory.openStore()
+        return try storeCall { try store.devices() }
+    }
+
+    /// Runs a store call; a store failure is one line on stderr and exit 78.
+    static func storeCall<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as DeviceStore.Error {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+    }
+}

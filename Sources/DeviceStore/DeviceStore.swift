@@ -16,9 +16,9 @@ import Glibc
 /// swallows a notification.
 public final class DeviceStore: @unchecked Sendable {
     // @unchecked Sendable: `database` is only touched inside `lock.withLock`.
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
     private let lock = Mutex(())
-    private let clock: any EpochClock
+    let clock: any EpochClock
     public let path: String
 
     public static let fileName = "printbridge.sqlite3"
@@ -70,7 +70,7 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    private func run<T>(_ body: () throws(SQLiteDatabase.Error) -> T) throws(Error) -> T {
+    func run<T>(_ body: () throws(SQLiteDatabase.Error) -> T) throws(Error) -> T {
         let result: Result<T, SQLiteDatabase.Error> = lock.withLock { _ in
             do throws(SQLiteDatabase.Error) { return .success(try body()) } catch { return .failure(error) }
         }
@@ -246,59 +246,6 @@ public final class DeviceStore: @unchecked Sendable {
                 }
                 try database.query("DELETE FROM activity_tokens WHERE token = ?", [.text(token)])
                 try database.query("UPDATE devices SET push_to_start_token = NULL WHERE push_to_start_token = ?", [.text(token)])
-            }
-        }
-    }
-
-    // MARK: - Printer notification state
-
-    /// Every printer's remembered notification state.
-    public func notificationStates() throws(Error) -> [String: PrinterNotificationState] {
-        try run { () throws(SQLiteDatabase.Error) in
-            var states: [String: PrinterNotificationState] = [:]
-            try database.query("""
-                SELECT prefix, last_status, print_id, milestones_sent, milestone_reference, last_live_activity_push,
-                       live_activity_due FROM printer_state
-                """) { row in
-                guard let prefix = row.text(0) else { return }
-                let milestones = Set((row.text(3) ?? "").split(separator: ",").compactMap { Int($0) })
-                func time(_ column: Int32) -> EpochTime? {
-                    row.isNull(column) ? nil : EpochTime(seconds: row.real(column))
-                }
-                states[prefix] = PrinterNotificationState(
-                    lastStatus: row.text(1).flatMap(PrintStatus.init(rawValue:)), printID: row.text(2),
-                    milestonesSent: milestones,
-                    milestoneReference: row.isNull(4) ? nil : row.real(4),
-                    lastLiveActivityPush: time(5), liveActivityDue: time(6))
-            }
-            return states
-        }
-    }
-
-    /// Saves printers' states, all in one transaction: call before handing the
-    /// pushes they led to to APNs.
-    public func saveNotificationStates(_ states: [String: PrinterNotificationState]) throws(Error) {
-        guard !states.isEmpty else { return }
-        let now = clock.now().seconds
-        try run { () throws(SQLiteDatabase.Error) in
-            try database.transaction { () throws(SQLiteDatabase.Error) in
-                for (prefix, state) in states.sorted(by: { $0.key < $1.key }) {
-                    try database.query("""
-                        INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
-                                                   last_live_activity_push, live_activity_due, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
-                            milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
-                            last_live_activity_push = excluded.last_live_activity_push,
-                            live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at
-                        """, [
-                            .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
-                            .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
-                            state.milestoneReference.map(SQLiteDatabase.Value.real) ?? .null,
-                            state.lastLiveActivityPush.map { .real($0.seconds) } ?? .null,
-                            state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
-                        ])
-                }
             }
         }
     }

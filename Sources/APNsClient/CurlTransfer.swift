@@ -1,0 +1,44 @@
+import CCurl
+
+/// One request in flight: what libcurl's callbacks fill in, owned by the loop thread.
+final class Transfer {
+    let continuation: CheckedContinuation<HTTP2Response, any Error>
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    var headers: [String: String] = [:]
+    var body: [UInt8] = []
+    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    private var done = false
+
+    init(continuation: CheckedContinuation<HTTP2Response, any Error>) {
+        self.continuation = continuation
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+    }
+
+    var errorText: String { errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
+
+    /// "name: value\r\n" → headers[name] = value. A new status line (a retried
+    /// or informational response) starts over.
+    func addHeaderLine(_ line: UnsafeRawBufferPointer) {
+        let text = String(decoding: line, as: UTF8.self)
+        if text.hasPrefix("HTTP/") {
+            headers.removeAll()
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { return }
+        let name = text[..<colon].lowercased()
+        var value = text[text.index(after: colon)...]
+        // "\r\n" is one Character in Swift: compare by whitespace, not by code unit.
+        while let first = value.first, first.isWhitespace { value.removeFirst() }
+        while let last = value.last, last.isWhitespace { value.removeLast() }
+        headers[name] = String(value)
+    }
+
+    func finish(_ result: Result<HTTP2Response, any Error>) {
+        guard !done else { return }
+        done = true
+        continuation.resume(with: result)
+    }
+}

@@ -1,0 +1,56 @@
+import PrintBridgeCore
+
+/// Each printer's notification state: what was last notified, so a restart
+/// neither repeats nor swallows an alert.
+extension DeviceStore {
+    /// Every printer's remembered notification state.
+    public func notificationStates() throws(Error) -> [String: PrinterNotificationState] {
+        try run { () throws(SQLiteDatabase.Error) in
+            var states: [String: PrinterNotificationState] = [:]
+            try database.query("""
+                SELECT prefix, last_status, print_id, milestones_sent, milestone_reference, last_live_activity_push,
+                       live_activity_due FROM printer_state
+                """) { row in
+                guard let prefix = row.text(0) else { return }
+                let milestones = Set((row.text(3) ?? "").split(separator: ",").compactMap { Int($0) })
+                func time(_ column: Int32) -> EpochTime? {
+                    row.isNull(column) ? nil : EpochTime(seconds: row.real(column))
+                }
+                states[prefix] = PrinterNotificationState(
+                    lastStatus: row.text(1).flatMap(PrintStatus.init(rawValue:)), printID: row.text(2),
+                    milestonesSent: milestones,
+                    milestoneReference: row.isNull(4) ? nil : row.real(4),
+                    lastLiveActivityPush: time(5), liveActivityDue: time(6))
+            }
+            return states
+        }
+    }
+
+    /// Saves printers' states, all in one transaction: call before handing the
+    /// pushes they led to to APNs.
+    public func saveNotificationStates(_ states: [String: PrinterNotificationState]) throws(Error) {
+        guard !states.isEmpty else { return }
+        let now = clock.now().seconds
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                for (prefix, state) in states.sorted(by: { $0.key < $1.key }) {
+                    try database.query("""
+                        INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
+                                                   last_live_activity_push, live_activity_due, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
+                            milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
+                            last_live_activity_push = excluded.last_live_activity_push,
+                            live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at
+                        """, [
+                            .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
+                            .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
+                            state.milestoneReference.map(SQLiteDatabase.Value.real) ?? .null,
+                            state.lastLiveActivityPush.map { .real($0.seconds) } ?? .null,
+                            state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
+                        ])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PrinterActivityContent
+
+/// Builds the pushes of one plan for every device concerned.
+struct PushBuilder {
+    let configuration: PlannerConfiguration
+    let snapshot: PrinterSnapshot
+    let devices: [Device]
+    let now: EpochTime
+    var plan = PushPlanner.Plan()
+
+    var prefix: String { snapshot.prefix }
+
+    /// Whether any device has a Live Activity running for this printer.
+    var hasLiveActivities: Bool { devices.contains { $0.activityTokens[prefix] != nil } }
+
+    func printerName(for device: Device) -> String {
+        if let name = device.printerName, !name.isEmpty, device.printerPrefixes == [prefix] { return name }
+        return printerName
+    }
+
+    var printerName: String {
+        configuration.printerNames[prefix] ?? snapshot.displayName ?? prefix
+    }
+
+    /// "x1c_00m09a350100123" → "X1C": the model part of a Bambu-style prefix.
+    var printerModel: String {
+        let parts = prefix.split(separator: "_")
+        return parts.count > 1 ? parts[0].uppercased() : ""
+    }
+
+    mutating func alert(_ event: Push.Event, status: PrintStatus, milestone: Int? = nil) {
+        let progress = Int((snapshot.progress ?? 0).rounded(.down))
+        for device in devices where device.follows(prefix) && device.preferences.wants(event) {
+            let payload = AlertPayload(
+                event: event, prefix: prefix, printerName: printerName(for: device), fileName: snapshot.fileName,
+                status: status, progress: status == .complete ? 100 : progress, milestone: milestone)
+            add(
+                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .alert, event: event,
+                device: device, token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic,
+                priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: event.rawValue),
+                expiration: now + configuration.alertExpiration)
+        }
+    }
+
+    /// Sends the current state to every Live Activity of this printer. Returns
+    /// whether any token received it.
+    mutating func liveActivityUpdate(priority: Int) -> Bool {
+        let state = snapshot.contentState()
+        let payload = LiveActivityPayload.update(state, at: now, staleAfter: configuration.staleAfter)
+        var sent = false
+        for device in devices {
+            guard let token = device.activityTokens[prefix] else { continue }
+            add(
+                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .liveActivity, event: .update,
+                device: device, token: token, tokenKind: .activity, topic: configuration.liveActivityTopic,
+                priority: priority, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity"),
+                expiration: now + configuration.staleAfter)
+            sent = true
+        }
+        return sent
+    }
+
+    /// Ends every Live Activity of this printer with the real final values.
+    mutating func liveActivityEnd(status: PrintStatus) {
+        let payload = LiveActivityPayload.end(
+            snapshot.contentState(status: status), at: now, dismissAfter: configuration.dismissAfter)
+        for device in devices {
+            guard let token = device.activityTokens[prefix] else { continue }
+            add(
+                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .liveActivity, event: .end,
+                device: device, token: token, tokenKind: .activity, topic: configuration.liveActivityTopic,
+                priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity"),
+                expiration: now + configuration.dismissAfter)
+            plan.endedActivities.append(.init(deviceID: device.id, prefix: prefix))
+        }
+    }
+
+    /// Starts the activity remotely on devices that gave a push-to-start token
+    /// and have no activity for this printer yet. Its payload carries the
+    /// "Print Started" alert, so it follows the device's start preference.
+    mutating func pushToStart() {
+        for device in devices {
+            guard let token = device.pushToStartToken, device.follows(prefix),
+                device.preferences.wants(.started), device.activityTokens[prefix] == nil
+            else { continue }
+            let name = printerName(for: device)
+            let file = snapshot.fileName ?? "Print"
+            let attributes = PrinterActivityAttributes(
+                filename: file, startTime: Date(timeIntervalSince1970: now.seconds), printerName: name,
+                printerModel: printerModel, entityPrefix: prefix)
+            let payload = LiveActivityPayload.start(
+                snapshot.contentState(status: .running), attributes: attributes, at: now,
+                staleAfter: configuration.staleAfter)
+            add(
+                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .liveActivity, event: .start,
+                device: device, token: token, tokenKind: .pushToStart, topic: configuration.liveActivityTopic,
+                priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity-start"),
+                expiration: now + configuration.staleAfter)
+        }
+    }
+
+    private mutating func add(
+        payload: () throws(PayloadError) -> [UInt8], kind: Push.Kind, event: Push.Event, device: Device,
+        token: String, tokenKind: Push.TokenKind, topic: String, priority: Int, collapseID: String,
+        expiration: EpochTime
+    ) {
+        do throws(PayloadError) {
+            plan.pushes.append(
+                Push(
+                    kind: kind, event: event, printerPrefix: prefix, deviceID: device.id, token: token,
+                    tokenKind: tokenKind, topic: topic, priority: priority, collapseID: collapseID,
+                    expiration: expiration, payload: try payload(), createdAt: now))
+        } catch {
+            plan.failures.append(
+                "\(event.rawValue) push for \(prefix) to \(TokenFormat.shortened(token)) not sent: \(error)")
+        }
+    }
+}

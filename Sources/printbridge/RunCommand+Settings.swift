@@ -1,0 +1,69 @@
+import HomeAssistantLink
+import PrintBridgeCore
+
+/// How `run` and `record` read the Home Assistant settings and word HA's news.
+extension RunCommand {
+    /// What to check when a wss:// connection fails in TLS.
+    static func hint(_ reason: String, _ endpoint: HAEndpoint) -> String {
+        guard endpoint.secure, reason.contains("SSL") else { return "" }
+        return " (HA's certificate could not be verified with the system's CA certificates; "
+            + "for a self-signed certificate, name its CA in HA_CA_FILE)"
+    }
+
+    /// A positive number of seconds from the environment, if set.
+    static func seconds(_ name: String) throws -> Double? {
+        guard let text = StandardStreams.environment(name) else { return nil }
+        guard let value = Double(text), value > 0, value.isFinite else {
+            StandardStreams.err("printbridge: \(name) must be a positive number of seconds")
+            throw ExitCodes.config
+        }
+        return value
+    }
+
+    static func describe(_ notice: HASession.Notice) -> String? {
+        switch notice {
+        case .authenticated(let version): return "authenticated with Home Assistant \(version ?? "")"
+        case .authRejected(let message):
+            return "Home Assistant rejected the access token (\(message ?? "auth_invalid")); "
+                + "check HA_TOKEN / HA_TOKEN_FILE; trying again in 5 minutes"
+        case .live: return "subscribed to state changes"
+        case .requestFailed(let id, let code, let message):
+            return "Home Assistant request \(id) failed: \(code ?? "") \(message ?? "")"
+        case .pongMissing: return "no pong from Home Assistant; reconnecting"
+        case .reconnectScheduled(let seconds, let attempt):
+            return "reconnecting in \(Int(seconds.rounded(.up))) s (attempt \(attempt))"
+        }
+    }
+
+    static func haEndpoint() throws -> HAEndpoint {
+        guard let url = StandardStreams.environment("HA_URL") else {
+            StandardStreams.err("printbridge: HA_URL not set (e.g. http://homeassistant.local:8123)")
+            throw ExitCodes.config
+        }
+        do { return try HAEndpoint(url: url) } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+    }
+
+    /// HA_TOKEN, else the contents of HA_TOKEN_FILE, else SUPERVISOR_TOKEN for
+    /// the supervisor endpoint. Never from the command line.
+    static func haToken(endpoint: HAEndpoint) throws -> String {
+        if let token = StandardStreams.environment("HA_TOKEN") { return token }
+        if let path = StandardStreams.environment("HA_TOKEN_FILE") {
+            guard let text = StandardStreams.readSmallFile(path) else {
+                StandardStreams.err("printbridge: HA_TOKEN_FILE \(path) cannot be read")
+                throw ExitCodes.config
+            }
+            let token = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            guard !token.isEmpty else {
+                StandardStreams.err("printbridge: HA_TOKEN_FILE \(path) is empty")
+                throw ExitCodes.config
+            }
+            return token
+        }
+        if endpoint.host == "supervisor", let token = StandardStreams.environment("SUPERVISOR_TOKEN") { return token }
+        StandardStreams.err("printbridge: HA_TOKEN or HA_TOKEN_FILE not set (a long-lived access token from your HA profile)")
+        throw ExitCodes.config
+    }
+}

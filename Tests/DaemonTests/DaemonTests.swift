@@ -13,30 +13,18 @@ import Testing
     final class MockHA {
         let port: Int
         let statsPath: String
-        private let process = Process()
-        private let stdin = Pipe()
+        private let mock: MockProcess
 
         init(events: String, arguments: [String] = []) throws {
             statsPath = NSTemporaryDirectory() + "printbridge-ha-\(UUID().uuidString.prefix(8)).json"
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/mock_ha.py").path
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script, "--events", DaemonTests.root + "/SampleEvents/" + events,
-                                 "--token", DaemonTests.token, "--stats", statsPath] + arguments
-            let stdout = Pipe()
-            process.standardOutput = stdout
-            process.standardInput = stdin
-            try process.run()
-            var line = Data()
-            while !line.contains(0x0A) {
-                let chunk = stdout.fileHandleForReading.availableData
-                if chunk.isEmpty { throw CocoaError(.fileReadUnknown) }
-                line.append(chunk)
-            }
-            port = Int(String(decoding: line, as: UTF8.self).dropFirst(5).prefix { $0.isNumber }) ?? 0
+            mock = try MockProcess(script: script, arguments: [
+                "--events", DaemonTests.root + "/SampleEvents/" + events, "--token", DaemonTests.token, "--stats", statsPath,
+            ] + arguments)
+            port = mock.port
         }
 
         deinit {
-            process.terminate()
             try? FileManager.default.removeItem(atPath: statsPath)
         }
 

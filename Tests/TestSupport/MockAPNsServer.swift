@@ -10,39 +10,22 @@ public final class MockAPNsServer: Sendable {
 
     public let port: Int
     public let workdir: String
-    private let process: Process
-    private let stdin: Pipe
+    private let mock: MockProcess
 
     public init(ignoreIAT: Bool = false, benchmark: Bool = false) throws {
         workdir = NSTemporaryDirectory() + "printbridge-apns-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: workdir, withIntermediateDirectories: true)
         let script = CommandRunner.repositoryRoot(from: #filePath) + "/Tests/APNsClientTests/MockAPNs/mock_apns.py"
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--workdir", workdir, "--team-id", Self.teamID, "--key-id", Self.keyID,
-                             "--bundle-id", Self.bundleID] + (ignoreIAT ? ["--ignore-iat"] : []) + (benchmark ? ["--benchmark"] : [])
-        let stdout = Pipe()
-        stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = stdin
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { throw MockError.didNotStart }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).prefix { $0.isNumber }) else { throw MockError.didNotStart }
-        self.port = port
+        mock = try MockProcess(script: script, arguments: [
+            "--workdir", workdir, "--team-id", Self.teamID, "--key-id", Self.keyID, "--bundle-id", Self.bundleID,
+        ] + (ignoreIAT ? ["--ignore-iat"] : []) + (benchmark ? ["--benchmark"] : []))
+        port = mock.port
     }
 
     deinit {
-        process.terminate()
         try? FileManager.default.removeItem(atPath: workdir)
     }
 
-    public enum MockError: Error { case didNotStart }
 
     public var keyPath: String { workdir + "/AuthKey_TEST.p8" }
 

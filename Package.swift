@@ -42,6 +42,9 @@ let package = Package(
         // The device store: SQLite (WAL), versioned schema.
         .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"]),
 
+        // The app's HTTP API: a small HTTP/1.1 server and the seed's routes.
+        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore"]),
+
         // Recorded-event files: reading, replaying through the core, printing pushes.
         .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
 
@@ -80,6 +83,9 @@ let package = Package(
         .testTarget(
             name: "DeviceStoreTests",
             dependencies: ["DeviceStore", "PrintBridgeCore", "CSQLite", "TestSupport"]),
+        .testTarget(
+            name: "ControlAPITests",
+            dependencies: ["ControlAPI", "DeviceStore", "PrintBridgeCore"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries"]),

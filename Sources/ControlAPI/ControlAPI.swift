@@ -1,0 +1,226 @@
+import DeviceStore
+import PrintBridgeCore
+
+/// The HTTP API the iOS app calls (the seed's paths and JSON field names),
+/// plus push-to-start tokens, the printers' state and a health check.
+///
+/// Every /api route needs `Authorization: Bearer <API token>` unless the
+/// token is nil (an explicit opt-out for a trusted network).
+public struct ControlAPI: Sendable {
+    public struct APNsStatus: Sendable {
+        public var configured: Bool
+        public var bundleID: String
+        public var production: Bool
+        public init(configured: Bool, bundleID: String, production: Bool) {
+            self.configured = configured
+            self.bundleID = bundleID
+            self.production = production
+        }
+    }
+
+    let store: DeviceStore
+    let apiToken: String?
+    let apns: APNsStatus
+    /// The printers' current state as a JSON array (from the daemon's cache).
+    let printers: @Sendable () -> String
+    /// Called after any change to devices or tokens, so the daemon reloads them.
+    let devicesChanged: @Sendable () -> Void
+
+    public init(
+        store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> String = { "[]" },
+        devicesChanged: @escaping @Sendable () -> Void = {}
+    ) {
+        self.store = store
+        self.apiToken = apiToken
+        self.apns = apns
+        self.printers = printers
+        self.devicesChanged = devicesChanged
+    }
+
+    /// Answers one request.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if parts == ["healthz"] {
+            return request.method == "GET" ? HTTPResponse(status: 200, body: #"{"status":"ok"}"#) : methodNotAllowed("GET")
+        }
+        guard parts.first == "api" else { return APIError.response(404, "Not found") }
+        guard authorized(request) else {
+            var response = APIError.response(401, "Missing or wrong API token (Authorization: Bearer …)")
+            response.extraHeaders = [("WWW-Authenticate", "Bearer")]
+            return response
+        }
+        do {
+            switch (Array(parts.dropFirst()), request.method) {
+            case (["devices", "register"], "POST"): return try register(request)
+            case (["devices", "register"], _): return methodNotAllowed("POST")
+            case (["devices", "activity-token"], "POST"): return try activityToken(request)
+            case (["devices", "activity-token"], _): return methodNotAllowed("POST")
+            case (let p, "GET") where p.count == 3 && p[0] == "devices" && p[1] == "by-printer": return try byPrinter(p[2])
+            case (let p, _) where p.count == 3 && p[0] == "devices" && p[1] == "by-printer": return methodNotAllowed("GET")
+            case (let p, "PATCH") where p.count == 3 && p[0] == "devices" && p[2] == "settings": return try settings(p[1], request)
+            case (let p, _) where p.count == 3 && p[0] == "devices" && p[2] == "settings": return methodNotAllowed("PATCH")
+            case (let p, "POST") where p.count == 3 && p[0] == "devices" && p[2] == "push-to-start-token":
+                return try pushToStart(p[1], request)
+            case (let p, _) where p.count == 3 && p[0] == "devices" && p[2] == "push-to-start-token": return methodNotAllowed("POST")
+            case (let p, "DELETE") where p.count == 2 && p[0] == "devices": return try remove(p[1])
+            case (let p, _) where p.count == 2 && p[0] == "devices": return methodNotAllowed("DELETE")
+            case (["config", "apns", "status"], "GET"):
+                return HTTPResponse(status: 200, body: JSONText.object([
+                    ("configured", apns.configured ? "true" : "false"), ("bundleId", JSONText.quoted(apns.bundleID)),
+                    ("production", apns.production ? "true" : "false"),
+                ]))
+            case (["config", "apns", "status"], _): return methodNotAllowed("GET")
+            case (["printers"], "GET"):
+                return HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("printers", printers())]))
+            case (["printers"], _): return methodNotAllowed("GET")
+            default: return APIError.response(404, "Not found")
+            }
+        } catch let error as Invalid {
+            return APIError.response(400, "Invalid request", details: error.details)
+        } catch {
+            return APIError.response(500, "The device store failed; see the agent's log")
+        }
+    }
+
+    /// Field problems, in the seed's {details: {field: [messages]}} form.
+    struct Invalid: Error {
+        var details: [String: [String]]
+    }
+
+    private func authorized(_ request: HTTPRequest) -> Bool {
+        guard let apiToken else { return true }
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else { return false }
+        let given = Array(header.dropFirst(7).utf8)
+        let expected = Array(apiToken.utf8)
+        // Compare in constant time so the token cannot be guessed byte by byte.
+        var difference = given.count == expected.count ? 0 : 1
+        for index in 0..<min(given.count, expected.count) { difference |= Int(given[index] ^ expected[index]) }
+        return difference == 0
+    }
+
+    private func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+        var response = APIError.response(405, "Method not allowed; use \(allowed)")
+        response.extraHeaders = [("Allow", allowed)]
+        return response
+    }
+
+    private func object(_ request: HTTPRequest) throws -> [String: JSONValue] {
+        guard let json = try? JSONParser.parse(request.body), let object = json.objectValue else {
+            throw Invalid(details: ["body": ["must be a JSON object"]])
+        }
+        return object
+    }
+
+    private func token(_ object: [String: JSONValue], _ field: String, required: Bool, into problems: inout [String: [String]]) -> String? {
+        guard let value = object[field], value != .null else {
+            if required { problems[field, default: []].append("is required") }
+            return nil
+        }
+        guard let text = value.stringValue, TokenFormat.isPlausibleToken(text) else {
+            problems[field, default: []].append("must be a hex APNs token (64 to 400 hex digits)")
+            return nil
+        }
+        return text.lowercased()
+    }
+
+    private func text(_ object: [String: JSONValue], _ field: String, required: Bool, into problems: inout [String: [String]]) -> String? {
+        guard let value = object[field], value != .null else {
+            if required { problems[field, default: []].append("is required") }
+            return nil
+        }
+        guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= 512 else {
+            problems[field, default: []].append("must be a non-empty string of at most 512 bytes")
+            return nil
+        }
+        return text
+    }
+
+    private func register(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try object(request)
+        var problems: [String: [String]] = [:]
+        let apnsToken = token(body, "apnsToken", required: true, into: &problems)
+        let haURL = text(body, "haUrl", required: true, into: &problems)
+        if let haURL, !(haURL.hasPrefix("http://") || haURL.hasPrefix("https://")) {
+            problems["haUrl", default: []].append("must be an http:// or https:// URL")
+        }
+        let prefix = text(body, "printerPrefix", required: false, into: &problems)
+        let name = text(body, "printerName", required: false, into: &problems)
+        guard problems.isEmpty, let apnsToken else { throw Invalid(details: problems) }
+        let registration = try store.register(apnsToken: apnsToken, haURL: haURL, printerPrefix: prefix, printerName: name)
+        devicesChanged()
+        return HTTPResponse(status: 200, body: JSONText.object([
+            ("success", "true"), ("deviceId", JSONText.quoted(registration.deviceID)),
+            ("message", JSONText.quoted(registration.created ? "Device registered" : "Device updated")),
+        ]))
+    }
+
+    private func settings(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try object(request)
+        var problems: [String: [String]] = [:]
+        let known = ["notificationsEnabled", "onStart", "onComplete", "onFailed", "onPaused", "onMilestone"]
+        for (key, value) in body {
+            if !known.contains(key) { problems[key, default: []].append("is not a setting") }
+            else if value.boolValue == nil { problems[key, default: []].append("must be true or false") }
+        }
+        guard problems.isEmpty else { throw Invalid(details: problems) }
+        let patch = DeviceStore.PreferencesPatch(
+            notificationsEnabled: body["notificationsEnabled"]?.boolValue, onStart: body["onStart"]?.boolValue,
+            onComplete: body["onComplete"]?.boolValue, onFailed: body["onFailed"]?.boolValue,
+            onPaused: body["onPaused"]?.boolValue, onMilestone: body["onMilestone"]?.boolValue)
+        guard try store.updatePreferences(deviceID: deviceID, patch) else { return APIError.response(404, "Device not found") }
+        devicesChanged()
+        return HTTPResponse(status: 200, body: #"{"success":true,"message":"Settings updated"}"#)
+    }
+
+    private func remove(_ deviceID: String) throws -> HTTPResponse {
+        guard try store.removeDevice(id: deviceID) else { return APIError.response(404, "Device not found") }
+        devicesChanged()
+        return HTTPResponse(status: 200, body: #"{"success":true,"message":"Device unregistered"}"#)
+    }
+
+    private func byPrinter(_ prefix: String) throws -> HTTPResponse {
+        let devices = try store.devices().filter { $0.follows(prefix) && $0.preferences.notificationsEnabled }
+        let rows = devices.map { device in
+            JSONText.object([
+                ("id", JSONText.quoted(device.id)), ("apns_token", JSONText.quoted(TokenFormat.shortened(device.apnsToken))),
+                ("printer_name", device.printerName.map(JSONText.quoted) ?? "null"),
+                ("notifications_enabled", device.preferences.notificationsEnabled ? "1" : "0"),
+                ("on_start", device.preferences.onStart ? "1" : "0"), ("on_complete", device.preferences.onComplete ? "1" : "0"),
+                ("on_failed", device.preferences.onFailed ? "1" : "0"), ("on_paused", device.preferences.onPaused ? "1" : "0"),
+                ("on_milestone", device.preferences.onMilestone ? "1" : "0"),
+            ])
+        }
+        return HTTPResponse(status: 200, body: #"{"success":true,"devices":["# + rows.joined(separator: ",") + "]}")
+    }
+
+    /// The seed's body names only the printer; an optional deviceId picks the
+    /// phone. Without one, the token goes to the device that follows that
+    /// printer and was registered most recently.
+    private func activityToken(_ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try object(request)
+        var problems: [String: [String]] = [:]
+        let token = token(body, "activityToken", required: true, into: &problems)
+        let prefix = text(body, "printerPrefix", required: true, into: &problems)
+        let deviceID = text(body, "deviceId", required: false, into: &problems)
+        guard problems.isEmpty, let token, let prefix else { throw Invalid(details: problems) }
+        let devices = try store.devices()
+        guard let owner = deviceID ?? devices.last(where: { $0.follows(prefix) })?.id else {
+            return APIError.response(404, "No registered device follows printer \(prefix); register first")
+        }
+        guard try store.setActivityToken(token, printerPrefix: prefix, deviceID: owner) else {
+            return APIError.response(404, "Device not found")
+        }
+        devicesChanged()
+        return HTTPResponse(status: 200, body: #"{"success":true,"message":"Activity token registered"}"#)
+    }
+
+    private func pushToStart(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let body = try object(request)
+        var problems: [String: [String]] = [:]
+        let token = token(body, "pushToStartToken", required: true, into: &problems)
+        guard problems.isEmpty, let token else { throw Invalid(details: problems) }
+        guard try store.setPushToStartToken(token, deviceID: deviceID) else { return APIError.response(404, "Device not found") }
+        devicesChanged()
+        return HTTPResponse(status: 200, body: #"{"success":true,"message":"Push-to-start token registered"}"#)
+    }
+}

@@ -1,0 +1,135 @@
+import ControlAPI
+import DeviceStore
+import Foundation
+import FoundationNetworking
+import PrintBridgeCore
+import Testing
+
+/// The app's API through a real HTTP client against the server on 127.0.0.1.
+@Suite struct ControlAPITests {
+    static let apiToken = "test-api-token-0123456789"
+    let server: HTTPServer
+    let store: DeviceStore
+    let phone = String(repeating: "ab", count: 32)
+
+    init() throws {
+        let directory = NSTemporaryDirectory() + "printbridge-api-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try DeviceStore(directory: directory)
+        let api = ControlAPI(
+            store: store, apiToken: Self.apiToken,
+            apns: .init(configured: true, bundleID: "com.samduncan.PrinterMonitor", production: false),
+            printers: { #"[{"prefix":"x1c","status":"running"}]"# })
+        server = try HTTPServer(host: "127.0.0.1", port: 0) { api.handle($0) }
+        server.start()
+    }
+
+    struct Reply {
+        var status: Int
+        var json: [String: Any]
+        var text: String
+        var headers: [AnyHashable: Any]
+    }
+
+    func call(_ method: String, _ path: String, body: String? = nil, token: String? = apiToken) async throws -> Reply {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)\(path)")!)
+        request.httpMethod = method
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        return Reply(
+            status: http.statusCode, json: (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:],
+            text: String(decoding: data, as: UTF8.self), headers: http.allHeaderFields)
+    }
+
+    /// The seed app's registration body (phase 4, DeviceRegistrationRequest).
+    func registerBody(_ token: String, prefix: String = "x1c_00m09a350100123") -> String {
+        #"{"apnsToken":"\#(token)","haUrl":"http://homeassistant.local:8123","printerPrefix":"\#(prefix)","printerName":"X1C"}"#
+    }
+
+    @Test func registeringTwiceUpdatesTheSameDevice() async throws {
+        let first = try await call("POST", "/api/devices/register", body: registerBody(phone))
+        #expect(first.status == 200)
+        #expect(first.json["success"] as? Bool == true && first.json["message"] as? String == "Device registered")
+        let id = try #require(first.json["deviceId"] as? String)
+        let again = try await call("POST", "/api/devices/register", body: registerBody(phone))
+        #expect(again.json["deviceId"] as? String == id && again.json["message"] as? String == "Device updated")
+        #expect(try store.devices().count == 1)
+    }
+
+    @Test func settingsFromTheAppAreSaved() async throws {
+        let id = try #require(try await call("POST", "/api/devices/register", body: registerBody(phone)).json["deviceId"] as? String)
+        let saved = try await call("PATCH", "/api/devices/\(id)/settings", body: #"{"onStart":false,"onMilestone":false}"#)
+        #expect(saved.status == 200 && saved.json["message"] as? String == "Settings updated")
+        #expect(try store.devices()[0].preferences == NotificationPreferences(onStart: false, onMilestone: false))
+        let wrongType = try await call("PATCH", "/api/devices/\(id)/settings", body: #"{"onStart":"no","colour":true}"#)
+        #expect(wrongType.status == 400)
+        let details = wrongType.json["details"] as? [String: [String]]
+        #expect(details?["onStart"] == ["must be true or false"] && details?["colour"] == ["is not a setting"])
+        #expect(try await call("PATCH", "/api/devices/nobody/settings", body: "{}").status == 404)
+    }
+
+    @Test func activityTokensAsTheSeedAppSendsThem() async throws {
+        let missing = try await call("POST", "/api/devices/activity-token",
+                                     body: #"{"activityToken":"\#(String(repeating: "cd", count: 40))","printerPrefix":"x1c_00m09a350100123"}"#)
+        #expect(missing.status == 404, "no device follows that printer yet")
+        let id = try #require(try await call("POST", "/api/devices/register", body: registerBody(phone)).json["deviceId"] as? String)
+        let token = String(repeating: "cd", count: 40)
+        let reply = try await call("POST", "/api/devices/activity-token",
+                                   body: #"{"activityToken":"\#(token)","printerPrefix":"x1c_00m09a350100123"}"#)
+        #expect(reply.status == 200 && reply.json["success"] as? Bool == true)
+        #expect(try store.devices()[0].activityTokens["x1c_00m09a350100123"] == token)
+        let pushToStart = try await call("POST", "/api/devices/\(id)/push-to-start-token",
+                                         body: #"{"pushToStartToken":"\#(String(repeating: "ef", count: 40))"}"#)
+        #expect(pushToStart.status == 200)
+        #expect(try store.devices()[0].pushToStartToken?.count == 80)
+    }
+
+    @Test func byPrinterNeverShowsAWholeToken() async throws {
+        _ = try await call("POST", "/api/devices/register", body: registerBody(phone))
+        let reply = try await call("GET", "/api/devices/by-printer/x1c_00m09a350100123")
+        #expect(reply.status == 200)
+        let devices = reply.json["devices"] as? [[String: Any]]
+        #expect(devices?.count == 1)
+        #expect(devices?.first?["apns_token"] as? String == "ababab…abab")
+        #expect(!reply.text.contains(phone))
+        #expect(try await call("GET", "/api/devices/by-printer/other").json["devices"] as? [Any] != nil)
+    }
+
+    @Test func unregistering() async throws {
+        let id = try #require(try await call("POST", "/api/devices/register", body: registerBody(phone)).json["deviceId"] as? String)
+        #expect(try await call("DELETE", "/api/devices/\(id)").json["message"] as? String == "Device unregistered")
+        #expect(try await call("DELETE", "/api/devices/\(id)").status == 404)
+    }
+
+    @Test func everyAPIRouteNeedsTheToken() async throws {
+        #expect(try await call("GET", "/api/config/apns/status", token: nil).status == 401)
+        let wrong = try await call("POST", "/api/devices/register", body: registerBody(phone), token: "guess")
+        #expect(wrong.status == 401 && wrong.json["success"] as? Bool == false)
+        #expect(try store.devices().isEmpty)
+        #expect(try await call("GET", "/healthz", token: nil).status == 200)
+        let status = try await call("GET", "/api/config/apns/status")
+        #expect(status.json["configured"] as? Bool == true && status.json["bundleId"] as? String == "com.samduncan.PrinterMonitor")
+        #expect((try await call("GET", "/api/printers").json["printers"] as? [Any])?.count == 1)
+    }
+
+    @Test func badRequestsAreClearErrors() async throws {
+        let malformed = try await call("POST", "/api/devices/register", body: "{not json")
+        #expect(malformed.status == 400 && (malformed.json["details"] as? [String: [String]])?["body"] != nil)
+        let badToken = try await call("POST", "/api/devices/register", body: #"{"apnsToken":"xyz","haUrl":"ftp://x"}"#)
+        let details = badToken.json["details"] as? [String: [String]]
+        #expect(badToken.status == 400 && details?["apnsToken"] != nil && details?["haUrl"] != nil)
+        let missing = try await call("POST", "/api/devices/register", body: "{}")
+        #expect((missing.json["details"] as? [String: [String]])?["apnsToken"] == ["is required"])
+        let huge = try await call("POST", "/api/devices/register", body: "{\"x\":\"" + String(repeating: "a", count: 70_000) + "\"}")
+        #expect(huge.status == 413)
+        #expect(try await call("GET", "/api/nothing").status == 404)
+        let method = try await call("GET", "/api/devices/register")
+        #expect(method.status == 405)
+        #expect(method.headers["Allow"] as? String == "POST")
+    }
+}

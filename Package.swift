@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore",
+                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -24,8 +24,10 @@ struct RunCommand: AsyncParsableCommand {
             with back-off, and resyncs from get_states without repeating alerts.
 
             Pushes go to APNs (APNS_* settings, see `printbridge send-test --help`), or with
-            --dry-run are printed as JSON lines like `replay` prints them. Devices come from
-            --devices FILE (the replay format). SIGTERM or SIGINT stops it: no new events,
+            --dry-run are printed as JSON lines like `replay` prints them. Phones register
+            through the app's HTTP API on API_LISTEN (default 0.0.0.0:3000; "off" disables it),
+            which needs API_TOKEN or API_TOKEN_FILE (or --no-api-auth), or come from
+            --devices FILE (the replay format) or `printbridge devices add`. SIGTERM or SIGINT stops it: no new events,
             pushes in flight get up to 5 s, exit 0.
             """
     )
@@ -33,8 +35,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the pushes instead of sending them to APNs.")
     var dryRun = false
 
-    @Option(name: .long, help: "Devices file (JSON array, as for replay).")
+    @Option(name: .long, help: "Devices file (JSON array, as for replay), added to the device store.")
     var devices: String?
+
+    @Flag(name: .customLong("no-api-auth"), help: "Serve the app's API without a token (trusted networks only).")
+    var noAPIAuth = false
 
     func run() async throws {
         let endpoint = try Self.haEndpoint()
@@ -77,6 +82,14 @@ struct RunCommand: AsyncParsableCommand {
         let link = HomeAssistantLink(
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
             configuration: sessionConfiguration, filteringWith: EntityMatcher())
+        let shared = APISetup.Shared()
+        let server = try APISetup.start(
+            store: store,
+            apns: .init(
+                configured: sender != nil, bundleID: planner.bundleID,
+                production: sender?.configuration.environment == .production),
+            shared: shared, allowWithoutToken: noAPIAuth)
+        defer { server?.stop() }
         var pipeline = PrinterPipeline(
             planner: PushPlanner(configuration: planner, restoring: remembered), devices: deviceList,
             clock: SystemClock())
@@ -87,6 +100,7 @@ struct RunCommand: AsyncParsableCommand {
         link.start()
 
         await withDiscardingTaskGroup { inFlight in
+            var printersChanged = 0
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { StandardStreams.err("printbridge: \(failure)") }
                 // The memory of what was sent goes to disk before the pushes go out:
@@ -109,6 +123,10 @@ struct RunCommand: AsyncParsableCommand {
                 }
             }
             for await event in link.events {
+                // Devices registered or changed through the API since the last event.
+                if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
+                    do { pipeline.devices = try store.devices() } catch { StandardStreams.err("printbridge: \(error)") }
+                }
                 // Tokens APNs refused since the last event: stop using them.
                 for (token, action) in rejections.withLock({ list in defer { list.removeAll() }; return list }) {
                     for change in pipeline.applyTokenRejection(token: token, action: action) {
@@ -134,6 +152,12 @@ struct RunCommand: AsyncParsableCommand {
                 case .tick:
                     let output = pipeline.fireDue(upTo: SystemClock().now())
                     deliver(output, states: pipeline.planner.printers)
+                    // The API's view of the printers, refreshed at most twice a second.
+                    if pipeline.statistics.printerChanges != printersChanged {
+                        printersChanged = pipeline.statistics.printerChanges
+                        let json = APISetup.printersJSON(pipeline.cache)
+                        shared.printersJSON.withLock { $0 = json }
+                    }
                 case .connected:
                     StandardStreams.err("printbridge: connected to \(endpoint)")
                 case .disconnected(let reason):

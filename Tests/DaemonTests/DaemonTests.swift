@@ -8,6 +8,7 @@ import Testing
 @Suite(.serialized) struct DaemonTests {
     static let root = CommandRunner.repositoryRoot(from: #filePath)
     static let token = "test-ha-token"
+    static let apiToken = "test-api-token-0123456789"
 
     /// A mock HA streaming one recorded file.
     final class MockHA {
@@ -58,6 +59,8 @@ import Testing
             environment["HA_URL"] = "http://127.0.0.1:\(port)"
             environment["HA_CA_FILE"] = nil
             environment["STATE_DIR"] = self.stateDirectory
+            environment["API_LISTEN"] = "127.0.0.1:0"
+            environment["API_TOKEN"] = DaemonTests.apiToken
             environment["HA_TOKEN"] = DaemonTests.token
             process.environment = environment.merging(extra) { $1 }
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
@@ -429,5 +432,57 @@ import Testing
         #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
         #expect(agent.alerts == DaemonTests.fullPrintAlerts)
         #expect(agent.stop() == 0)
+    }
+}
+
+import FoundationNetworking
+
+/// The app's API served by `run`: a phone registering while the agent runs
+/// gets the pushes of the next print.
+@Suite struct DaemonAPITests {
+    @Test func aPhoneRegisteredThroughTheAPIGetsPushes() async throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2"])
+        let empty = NSTemporaryDirectory() + "printbridge-no-devices-\(UUID().uuidString.prefix(8)).json"
+        try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
+        let agent = try DaemonTests.Agent(port: ha.port, devices: empty)
+        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening on 127.0.0.1:") })
+        let portText = agent.log.split(separator: "\n").first { $0.contains("API listening on") }?.split(separator: ":").last
+        let apiPort = try #require(portText.flatMap { Int($0) })
+
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(apiPort)/api/devices/register")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(#"{"apnsToken":"\#(String(repeating: "ab", count: 32))","haUrl":"http://ha:8123","printerPrefix":"x1c_00m09a350100123","printerName":"Workshop"}"#.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+
+        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts)
+        #expect(agent.pushes.first { $0["event"] as? String == "started" } != nil)
+
+        // The API's printer view refreshes at most twice a second.
+        var printers = URLRequest(url: URL(string: "http://127.0.0.1:\(apiPort)/api/printers")!)
+        printers.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
+        var listed: [[String: Any]]?
+        for _ in 0..<20 {
+            let (data, _) = try await URLSession.shared.data(for: printers)
+            listed = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["printers"] as? [[String: Any]]
+            if listed?.first?["status"] as? String == "complete" { break }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        #expect(listed?.first?["prefix"] as? String == "x1c_00m09a350100123")
+        #expect(listed?.first?["status"] as? String == "complete")
+        #expect(listed?.first?["progress"] as? Int == 100)
+        #expect(agent.stop() == 0)
+    }
+
+    @Test func theAPIRefusesToStartWithoutAToken() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        let result = try CommandRunner.run(
+            ["run", "--dry-run"],
+            environment: ["HA_URL": "http://127.0.0.1:\(ha.port)", "HA_TOKEN": DaemonTests.token, "API_TOKEN": "",
+                          "API_TOKEN_FILE": "", "API_LISTEN": "127.0.0.1:0", "STATE_DIR": DaemonTests.temporaryDirectory("state")])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("API_TOKEN or API_TOKEN_FILE not set"))
     }
 }

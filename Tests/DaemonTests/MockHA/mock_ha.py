@@ -200,6 +200,8 @@ class MockHA:
             await asyncio.sleep(max(0, second + 1 - time.monotonic()))
 
     async def stream(self, ws, subscription):
+        if self.args.start_delay:
+            await asyncio.sleep(self.args.start_delay)
         if self.args.bench_latency:
             return await self.bench_latency(ws, subscription)
         if self.args.bench_load:
@@ -283,6 +285,7 @@ def main():
     parser.add_argument("--rename", action="append", default=[])
     parser.add_argument("--registry")
     parser.add_argument("--tls")
+    parser.add_argument("--start-delay", type=float, default=0, help="wait before streaming events")
     parser.add_argument("--bench-latency", type=int, default=0)
     parser.add_argument("--bench-log")
     parser.add_argument("--bench-load", type=float, default=0)

@@ -1,0 +1,85 @@
+import ControlAPI
+import DeviceStore
+import PrintBridgeCore
+import Synchronization
+
+/// Starting the app's HTTP API for `run`, from API_LISTEN and API_TOKEN /
+/// API_TOKEN_FILE.
+enum APISetup {
+    /// What the API thread and the event loop share.
+    final class Shared: Sendable {
+        /// Set by the API when devices change; the loop reloads them.
+        let devicesChanged = Mutex(false)
+        /// The printers as JSON, refreshed by the loop when a printer changes.
+        let printersJSON = Mutex("[]")
+    }
+
+    /// The server, or nil when API_LISTEN is "off". Exit 78 for bad settings.
+    static func start(store: DeviceStore, apns: ControlAPI.APNsStatus, shared: Shared, allowWithoutToken: Bool) throws
+        -> HTTPServer?
+    {
+        let listen = StandardStreams.environment("API_LISTEN") ?? "0.0.0.0:3000"
+        if listen.lowercased() == "off" { return nil }
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65535).contains(port)
+        else {
+            StandardStreams.err("printbridge: API_LISTEN must be host:port (e.g. 0.0.0.0:3000) or off")
+            throw ExitCodes.config
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let token = try apiToken()
+        if token == nil {
+            guard allowWithoutToken else {
+                StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: the app's API needs a token "
+                    + "(or run with --no-api-auth on a network you trust, or API_LISTEN=off)")
+                throw ExitCodes.config
+            }
+            StandardStreams.err("printbridge: WARNING: the API on \(listen) accepts requests without a token (--no-api-auth)")
+        }
+        let api = ControlAPI(
+            store: store, apiToken: token, apns: apns,
+            printers: { shared.printersJSON.withLock { $0 } },
+            devicesChanged: { shared.devicesChanged.withLock { $0 = true } })
+        do {
+            let server = try HTTPServer(host: host, port: port) { api.handle($0) }
+            server.start()
+            StandardStreams.err("printbridge: API listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port)")
+            return server
+        } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.config
+        }
+    }
+
+    private static func apiToken() throws -> String? {
+        if let token = StandardStreams.environment("API_TOKEN") { return token }
+        guard let path = StandardStreams.environment("API_TOKEN_FILE") else { return nil }
+        guard let text = StandardStreams.readSmallFile(path),
+            let token = text.split(whereSeparator: \.isNewline).first.map(String.init), !token.isEmpty
+        else {
+            StandardStreams.err("printbridge: API_TOKEN_FILE \(path) cannot be read or is empty")
+            throw ExitCodes.config
+        }
+        return token
+    }
+
+    /// The printers as the API shows them.
+    static func printersJSON(_ cache: PrinterCache) -> String {
+        "[" + cache.printers.keys.sorted().compactMap { cache[$0] }.map { printer in
+            func number(_ value: Double?) -> String { value.map { String(Int($0.rounded())) } ?? "null" }
+            return JSONText.object([
+                ("prefix", JSONText.quoted(printer.prefix)),
+                ("name", printer.displayName.map(JSONText.quoted) ?? "null"),
+                ("status", printer.status.map { JSONText.quoted($0.rawValue) } ?? "null"),
+                ("progress", number(printer.progress)),
+                ("currentLayer", printer.currentLayer.map(String.init) ?? "null"),
+                ("totalLayers", printer.totalLayers.map(String.init) ?? "null"),
+                ("remainingSeconds", printer.remainingSeconds.map(String.init) ?? "null"),
+                ("nozzleTemp", number(printer.nozzleTemp)), ("bedTemp", number(printer.bedTemp)),
+                ("filename", printer.fileName.map(JSONText.quoted) ?? "null"),
+                ("lastUpdated", printer.lastUpdated.map { JSONText.quoted(ISO8601.format($0)) } ?? "null"),
+            ])
+        }.joined(separator: ",") + "]"
+    }
+}

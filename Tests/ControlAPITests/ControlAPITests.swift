@@ -133,3 +133,45 @@ import Testing
         #expect(method.headers["Allow"] as? String == "POST")
     }
 }
+
+/// docs/openapi.json describes exactly the routes the server answers.
+@Suite struct OpenAPIAgreementTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    @Test func everyDocumentedRouteIsServedAndEveryServedRouteIsDocumented() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.root + "/docs/openapi.json"))
+        let spec = try JSONParser.parse(Array(data))
+        let paths = try #require(spec["paths"]?.objectValue)
+        let directory = NSTemporaryDirectory() + "printbridge-openapi-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let api = ControlAPI(store: try DeviceStore(directory: directory), apiToken: nil,
+                             apns: .init(configured: false, bundleID: "x.y", production: false))
+        var documented: Set<String> = []
+        for (path, operations) in paths {
+            let concrete = path.replacingOccurrences(of: "{deviceId}", with: "some-device").replacingOccurrences(of: "{prefix}", with: "x1c")
+            for method in (operations.objectValue ?? [:]).keys {
+                documented.insert("\(method.uppercased()) \(path)")
+                let response = api.handle(HTTPRequest(method: method.uppercased(), path: concrete, body: Array("{}".utf8)))
+                #expect(response.status != 405, "\(method) \(path) is documented but not served")
+                #expect(!(response.status == 404 && response.body.contains("Not found")), "\(method) \(path) is documented but unknown")
+            }
+        }
+        // What the server answers, as the router knows it.
+        let served: Set<String> = [
+            "GET /healthz", "POST /api/devices/register", "PATCH /api/devices/{deviceId}/settings",
+            "DELETE /api/devices/{deviceId}", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
+            "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "GET /api/printers",
+        ]
+        #expect(documented == served)
+        // And nothing undocumented answers: other methods on documented paths are 405.
+        for route in served {
+            let parts = route.split(separator: " ")
+            let path = String(parts[1]).replacingOccurrences(of: "{deviceId}", with: "d").replacingOccurrences(of: "{prefix}", with: "p")
+            for method in ["GET", "POST", "PATCH", "DELETE", "PUT"] where !served.contains("\(method) \(parts[1])") {
+                let status = api.handle(HTTPRequest(method: method, path: path)).status
+                #expect(status == 405 || status == 404, "\(method) \(path) answered \(status)")
+            }
+        }
+    }
+}

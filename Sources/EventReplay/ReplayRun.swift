@@ -50,11 +50,13 @@ public struct ReplayRun: ~Copyable {
 
     public init(
         devices: [Device], planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
-        frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil
+        frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil,
+        restoring remembered: [String: PrinterNotificationState] = [:]
     ) {
         clock = ManualClock()
         pipeline = PrinterPipeline(
-            matcher: matcher, planner: PushPlanner(configuration: planner), devices: devices, clock: clock)
+            matcher: matcher, planner: PushPlanner(configuration: planner, restoring: remembered), devices: devices,
+            clock: clock)
         pipeline.usesFrameFilter = frameFilter
         self.simulatedApps = simulatedApps
         self.startingAt = startingAt
@@ -62,11 +64,17 @@ public struct ReplayRun: ~Copyable {
 
     /// A replay as `printbridge replay` runs it without a devices file: the
     /// demo device, acting like the app.
-    public static func demo(planner: PlannerConfiguration = .init(), frameFilter: Bool = true) -> ReplayRun {
+    public static func demo(
+        planner: PlannerConfiguration = .init(), frameFilter: Bool = true,
+        restoring remembered: [String: PrinterNotificationState] = [:]
+    ) -> ReplayRun {
         ReplayRun(
             devices: DevicesFile.demoDevices, planner: planner, frameFilter: frameFilter,
-            simulatingAppOn: Set(DevicesFile.demoDevices.map(\.id)))
+            simulatingAppOn: Set(DevicesFile.demoDevices.map(\.id)), restoring: remembered)
     }
+
+    /// Every printer's notification state now (to save in a store).
+    public var notificationStates: [String: PrinterNotificationState] { pipeline.planner.printers }
 
     /// The update token the simulated app registers for a printer's nth activity.
     static func simulatedActivityToken(prefix: String, activity: Int) -> String {

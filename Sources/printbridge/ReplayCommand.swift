@@ -1,5 +1,6 @@
 import APNsClient
 import ArgumentParser
+import DeviceStore
 import EventReplay
 import PrintBridgeCore
 
@@ -54,6 +55,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Deliver the pushes to APNs (needs --devices and APNS_* settings) and print each outcome.")
     var send = false
 
+    @Option(name: .customLong("state-dir"), help: "Remember what was notified in this directory's device store, as run does: a later replay continues where this one stopped.")
+    var stateDirectory: String?
+
     @Flag(name: .customLong("no-frame-filter"), help: .hidden)
     var noFrameFilter = false
 
@@ -72,13 +76,21 @@ struct ReplayCommand: AsyncParsableCommand {
         let sender = send ? try APNsSetup.sender() : nil
         if let sender { configuration.bundleID = sender.configuration.bundleID }
         let lineFormat: PushLineFormat = format == .json ? .json : .text
+        var store: DeviceStore?
+        var remembered: [String: PrinterNotificationState] = [:]
+        if let stateDirectory {
+            do {
+                store = try DeviceStore(directory: stateDirectory)
+                remembered = try store?.notificationStates() ?? [:]
+            } catch { throw configError("\(error)") }
+        }
         var run =
             if let devices {
                 ReplayRun(
                     devices: try loadDevices(path: devices), planner: configuration, frameFilter: !noFrameFilter,
-                    startingAt: send ? SystemClock().now() : nil)
+                    startingAt: send ? SystemClock().now() : nil, restoring: remembered)
             } else {
-                ReplayRun.demo(planner: configuration, frameFilter: !noFrameFilter)
+                ReplayRun.demo(planner: configuration, frameFilter: !noFrameFilter, restoring: remembered)
             }
         var output = LineWriter.standardOutput()
         var toSend: [Push] = []
@@ -91,6 +103,9 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         run.finish(onPush: onPush, onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
         output.flush()
+        do { try store?.saveNotificationStates(run.notificationStates) } catch {
+            StandardStreams.err("printbridge: \(error)")
+        }
         let elapsed = StandardStreams.monotonicSeconds() - started
         let summary = run.summary
         if stats {

@@ -1,4 +1,5 @@
 import Foundation
+import PrintBridgeCore
 import TestSupport
 import Testing
 
@@ -71,5 +72,85 @@ import Testing
         #expect(result.stderr.hasPrefix("replay: "))
         #expect(result.stderr.contains("skipped unparsed"))
         #expect(result.stderr.contains("peak RSS"))
+    }
+}
+
+/// replay --state-dir: a replay stopped half-way and continued in a new
+/// process with the same store sends every alert exactly once.
+@Suite struct ReplayRestartTests {
+    static let source = Repo.sampleEvents + "/bambu-full-print.jsonl"
+
+    func alerts(_ result: CommandRunner.Result) -> [String] {
+        result.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard let json = try? JSONParser.parse(String(line)), json["push_type"] == "alert" else { return nil }
+            return json["event"]?.stringValue
+        }
+    }
+
+    func events(_ result: CommandRunner.Result) -> [String] {
+        result.stdout.split(separator: "\n").compactMap { (try? JSONParser.parse(String($0)))?["event"]?.stringValue }
+    }
+
+    /// The source's lines split after the snapshot and `events` state_changed events.
+    func halves(after events: Int) throws -> (first: String, second: String) {
+        let lines = try #require(Repo.read(Self.source)).split(separator: "\n").map(String.init)
+        var seen = 0
+        var cut = lines.count
+        for (index, line) in lines.enumerated() where line.contains(#""type":"event""#) {
+            seen += 1
+            if seen == events { cut = index + 1; break }
+        }
+        let first = Repo.temporaryPath("first-half.jsonl")
+        let second = Repo.temporaryPath("second-half.jsonl")
+        Repo.write(lines[..<cut].joined(separator: "\n") + "\n", to: first)
+        Repo.write(lines[cut...].joined(separator: "\n") + "\n", to: second)
+        return (first, second)
+    }
+
+    func devicesFile() -> String {
+        let path = Repo.temporaryPath("restart-devices.json")
+        Repo.write(#"[{"apnsToken":"\#(String(repeating: "ab", count: 32))","activityTokens":{"x1c_00m09a350100123":"\#(String(repeating: "cd", count: 40))"}}]"#, to: path)
+        return path
+    }
+
+    @Test func aReplayContinuedFromTheStoreRepeatsNothing() throws {
+        let state = Repo.temporaryPath("restart-state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let (first, second) = try halves(after: 120)
+        let devices = devicesFile()
+        let a = try CommandRunner.run(["replay", first, "--devices", devices, "--state-dir", state])
+        let b = try CommandRunner.run(["replay", second, "--devices", devices, "--state-dir", state])
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
+        #expect(alerts(a).first == "started" && !alerts(a).contains("complete"))
+        #expect(alerts(a) + alerts(b) == ["started", "milestone", "milestone", "milestone", "complete"])
+        #expect(events(b).filter { $0 == "end" }.count == 1)
+    }
+
+    @Test func aPrintThatFinishedBetweenTwoReplaysCompletesOnce() throws {
+        let state = Repo.temporaryPath("restart-state-down")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let first = try halves(after: 120).first
+        // What HA shows when the agent comes back: the snapshot after every event.
+        var states: [String: JSONValue] = [:]
+        for line in try #require(Repo.read(Self.source)).split(separator: "\n") {
+            let message = try JSONParser.parse(String(line))
+            if message["type"] == "result", let list = message["result"]?.arrayValue {
+                for state in list { if let id = state["entity_id"]?.stringValue { states[id] = state } }
+            } else if let new = message["event"]?["data"]?["new_state"], let id = new["entity_id"]?.stringValue {
+                states[id] = new
+            }
+        }
+        let snapshot = Repo.temporaryPath("final-snapshot.jsonl")
+        Repo.write(JSONText.encode(.object([
+            "id": 2, "type": "result", "success": true, "result": .array(states.keys.sorted().map { states[$0]! }),
+        ])) + "\n", to: snapshot)
+        let devices = devicesFile()
+        let a = try CommandRunner.run(["replay", first, "--devices", devices, "--state-dir", state])
+        let b = try CommandRunner.run(["replay", snapshot, "--devices", devices, "--state-dir", state])
+        #expect(alerts(a).first == "started")
+        #expect(alerts(b) == ["complete"], "no stale milestones, no second start")
+        #expect(events(b).filter { $0 == "end" }.count == 1, "and the Live Activity ends")
+        let c = try CommandRunner.run(["replay", snapshot, "--devices", devices, "--state-dir", state])
+        #expect(c.stdout.isEmpty, "a third look has nothing to say")
     }
 }

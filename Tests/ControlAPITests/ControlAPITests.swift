@@ -87,6 +87,13 @@ import Testing
                                          body: #"{"pushToStartToken":"\#(String(repeating: "ef", count: 40))"}"#)
         #expect(pushToStart.status == 200)
         #expect(try store.devices()[0].pushToStartToken?.count == 80)
+        let unknown = try await call("POST", "/api/devices/nobody/push-to-start-token",
+                                     body: #"{"pushToStartToken":"\#(String(repeating: "ef", count: 40))"}"#)
+        #expect(unknown.status == 404)
+        let badToken = try await call("POST", "/api/devices/\(id)/push-to-start-token", body: #"{"pushToStartToken":"zz"}"#)
+        #expect(badToken.status == 400 && (badToken.json["details"] as? [String: [String]])?["pushToStartToken"] != nil)
+        let badActivity = try await call("POST", "/api/devices/activity-token", body: #"{"printerPrefix":"x1c_00m09a350100123"}"#)
+        #expect((badActivity.json["details"] as? [String: [String]])?["activityToken"] == ["is required"])
     }
 
     @Test func byPrinterNeverShowsAWholeToken() async throws {

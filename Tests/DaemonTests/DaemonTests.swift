@@ -335,6 +335,10 @@ import Testing
         #expect(seen[live] == 5)
         #expect(agent.log.contains("removed"))
         #expect(agent.stop() == 0)
+        // The verdict is permanent: the store no longer has that phone.
+        let listed = try CommandRunner.run(["devices", "list", "--format", "json"], environment: ["STATE_DIR": agent.stateDirectory])
+        #expect(listed.stdout.split(separator: "\n").count == 1)
+        #expect(listed.stdout.contains("ababab…abab") && !listed.stdout.contains("feed41"))
     }
 }
 

@@ -87,6 +87,9 @@ let package = Package(
             name: "ControlAPITests",
             dependencies: ["ControlAPI", "DeviceStore", "PrintBridgeCore"]),
         .testTarget(
+            name: "DeployTests",
+            dependencies: ["TestSupport"]),
+        .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries"]),
     ]

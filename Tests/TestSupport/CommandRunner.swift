@@ -6,6 +6,12 @@ public enum CommandRunner {
         public var status: Int32
         public var stdout: String
         public var stderr: String
+
+        public init(status: Int32, stdout: String, stderr: String) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
     }
 
     /// The binary beside the test bundle (or in .build/debug).

@@ -44,6 +44,16 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
+    /// Changes whenever another connection (another process, such as
+    /// `printbridge devices add`) commits to the store: compare to notice it.
+    public func dataVersion() throws(Error) -> Int {
+        try run { () throws(SQLiteDatabase.Error) in
+            var version = 0
+            try database.query("PRAGMA data_version") { version = $0.integer(0) }
+            return version
+        }
+    }
+
     /// The schema version on disk.
     public var schemaVersion: Int {
         lock.withLock { _ in (try? userVersion()) ?? 0 }

@@ -96,6 +96,13 @@ struct RunCommand: AsyncParsableCommand {
 
         let signals = Self.stopOnSignals { link.stop() }
         defer { signals.forEach { $0.cancel() } }
+        // SIGHUP: reload the devices from the store.
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangup.setEventHandler { shared.devicesChanged.withLock { $0 = true } }
+        hangup.resume()
+        defer { hangup.cancel() }
+        var storeVersion = (try? store.dataVersion()) ?? 0
         StandardStreams.err("printbridge: connecting to \(endpoint)")
         link.start()
 
@@ -125,7 +132,10 @@ struct RunCommand: AsyncParsableCommand {
             for await event in link.events {
                 // Devices registered or changed through the API since the last event.
                 if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
-                    do { pipeline.devices = try store.devices() } catch { StandardStreams.err("printbridge: \(error)") }
+                    do {
+                        pipeline.devices = try store.devices()
+                        StandardStreams.err("printbridge: devices reloaded: \(pipeline.devices.count)")
+                    } catch { StandardStreams.err("printbridge: \(error)") }
                 }
                 // Tokens APNs refused since the last event: stop using them.
                 for (token, action) in rejections.withLock({ list in defer { list.removeAll() }; return list }) {
@@ -150,6 +160,11 @@ struct RunCommand: AsyncParsableCommand {
                     let output = pipeline.handle(message)
                     deliver(output, states: pipeline.planner.printers)
                 case .tick:
+                    // Another process (printbridge devices …) changed the store.
+                    if let version = try? store.dataVersion(), version != storeVersion {
+                        storeVersion = version
+                        shared.devicesChanged.withLock { $0 = true }
+                    }
                     let output = pipeline.fireDue(upTo: SystemClock().now())
                     deliver(output, states: pipeline.planner.printers)
                     // The API's view of the printers, refreshed at most twice a second.

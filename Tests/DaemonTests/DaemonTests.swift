@@ -490,3 +490,33 @@ import FoundationNetworking
         #expect(result.stderr.contains("API_TOKEN or API_TOKEN_FILE not set"))
     }
 }
+
+/// The running agent notices devices changed by another process.
+@Suite struct DeviceReloadTests {
+    @Test func aPhoneAddedWithTheCLIWhileRunningGetsPushes() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2.5"])
+        let empty = NSTemporaryDirectory() + "printbridge-no-devices-\(UUID().uuidString.prefix(8)).json"
+        try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
+        let agent = try DaemonTests.Agent(port: ha.port, devices: empty)
+        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        let added = try CommandRunner.run(
+            ["devices", "add", "--token", String(repeating: "ab", count: 32), "--printer", "x1c_00m09a350100123"],
+            environment: ["STATE_DIR": agent.stateDirectory])
+        #expect(added.status == 0)
+        #expect(agent.wait(upTo: 5) { agent.log.contains("devices reloaded: 1") })
+        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts)
+        #expect(agent.stop() == 0)
+    }
+
+    @Test func sighupReloadsWithoutStopping() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "30"])
+        let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
+        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        kill(agent.process.processIdentifier, SIGHUP)
+        #expect(agent.wait(upTo: 5) { agent.log.contains("devices reloaded: 1") })
+        #expect(agent.process.isRunning)
+        #expect(ha.stats()["connections"] == 1, "the HA connection stays up")
+        #expect(agent.stop() == 0)
+    }
+}

@@ -108,6 +108,7 @@ struct RunCommand: AsyncParsableCommand {
 
         await withDiscardingTaskGroup { inFlight in
             var printersChanged = 0
+            let pending = InFlightCount()
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { StandardStreams.err("printbridge: \(failure)") }
                 // The memory of what was sent goes to disk before the pushes go out:
@@ -120,9 +121,11 @@ struct RunCommand: AsyncParsableCommand {
                 }
                 for push in output.pushes {
                     if let sender {
+                        pending.count.withLock { $0 += 1 }
                         inFlight.addTask {
                             let outcome = await sender.send(push)
                             StandardStreams.out(APNsSetup.outcomeLine(push, outcome))
+                            pending.count.withLock { $0 -= 1 }
                         }
                     } else {
                         StandardStreams.out(PushLineFormat.json.line(for: push))
@@ -184,9 +187,11 @@ struct RunCommand: AsyncParsableCommand {
                 }
             }
             if let sender {
-                // Pushes in flight get a bounded time, then the connection closes.
+                // Pushes in flight get up to 5 s, then the connection closes.
                 inFlight.addTask {
-                    try? await Task.sleep(nanoseconds: 5_000_000_000)
+                    for _ in 0..<100 where pending.count.withLock({ $0 }) > 0 {
+                        try? await Task.sleep(nanoseconds: 50_000_000)
+                    }
                     sender.shutdown(grace: 0)
                 }
             }
@@ -237,4 +242,10 @@ struct RunCommand: AsyncParsableCommand {
             return source
         }
     }
+}
+
+/// Pushes handed to APNs and not yet answered, so shutdown waits only as long
+/// as it must.
+final class InFlightCount: Sendable {
+    let count = Mutex(0)
 }

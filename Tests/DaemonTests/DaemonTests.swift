@@ -520,3 +520,16 @@ import FoundationNetworking
         #expect(agent.stop() == 0)
     }
 }
+
+@Suite struct ShutdownTests {
+    /// With nothing in flight, SIGTERM ends the agent at once, not after the grace period.
+    @Test func anIdleAgentStopsPromptly() throws {
+        let apns = try MockAPNsServer()
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "60"])
+        let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile(), environment: apns.environment, dryRun: false)
+        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        let started = Date()
+        #expect(agent.stop() == 0)
+        #expect(Date().timeIntervalSince(started) < 2.5, "stopped in \(Date().timeIntervalSince(started)) s")
+    }
+}

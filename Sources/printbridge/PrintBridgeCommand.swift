@@ -9,9 +9,9 @@ struct PrintBridgeCommand: AsyncParsableCommand {
         commandName: "printbridge",
         abstract: "Watches 3D printers through Home Assistant and sends Apple push notifications.",
         discussion: """
-            Exit codes: 0 ok, 64 usage error, 66 an input file could not be read,
-            69 a push was not delivered, 73 an output file could not be created, 78 configuration error (bad devices file,
-            option values or APNs settings).
+            Exit codes: 0 ok; 64 usage error; 66 an input file could not be read, or no such device; \
+            69 a push was not delivered; 73 an output file could not be created; \
+            78 configuration error (settings, devices file, state directory, key file).
             """,
         version: "printbridge \(version)\n\(SystemLibraries.summary)",
         subcommands: [RunCommand.self, ReplayCommand.self, RecordCommand.self, SendTestCommand.self, DevicesCommand.self]

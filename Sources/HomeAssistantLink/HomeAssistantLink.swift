@@ -56,6 +56,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
     /// task hop; kept current from the registry results seen here. Nil: every
     /// event frame goes to the consumer.
     private var matcher: EntityMatcher?
+    /// The largest message accepted; a bigger one closes the connection.
+    private let maximumMessageBytes: Int
     /// Event frames dropped by `matcher` (for statistics).
     public private(set) var droppedFrames = 0
 
@@ -69,8 +71,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
     public init(
         endpoint: HAEndpoint, accessToken: String, caFile: String? = nil,
         configuration: HASession.Configuration = .init(), clock: any EpochClock = SystemClock(),
-        tapsFrames: Bool = false, filteringWith matcher: EntityMatcher? = nil
+        tapsFrames: Bool = false, filteringWith matcher: EntityMatcher? = nil, maximumMessageBytes: Int = 64 << 20
     ) {
+        self.maximumMessageBytes = maximumMessageBytes
         self.endpoint = endpoint
         self.clock = clock
         self.tapsFrames = tapsFrames
@@ -235,7 +238,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
     }
 
     fileprivate func received(_ bytes: UnsafeRawBufferPointer, final: Bool) {
+        guard !closeRequested else { return }
         incoming.append(contentsOf: bytes)
+        if incoming.count > maximumMessageBytes {
+            incoming.removeAll()
+            run([.close(reason: "a message from Home Assistant is larger than \(maximumMessageBytes >> 20) MiB (HA_MAX_MESSAGE_MB)")])
+            return
+        }
         guard final else { return }
         let frame = incoming
         incoming.removeAll(keepingCapacity: incoming.count < 1 << 20)

@@ -10,11 +10,11 @@ extension RunCommand {
             + "for a self-signed certificate, name its CA in HA_CA_FILE)"
     }
 
-    /// A positive number of seconds from the environment, if set.
+    /// A positive number from the environment (seconds, megabytes), if set.
     static func seconds(_ name: String) throws -> Double? {
         guard let text = StandardStreams.environment(name) else { return nil }
         guard let value = Double(text), value > 0, value.isFinite else {
-            StandardStreams.err("printbridge: \(name) must be a positive number of seconds")
+            StandardStreams.err("printbridge: \(name) must be a positive number")
             throw ExitCodes.config
         }
         return value

@@ -21,7 +21,8 @@ struct RunCommand: AsyncParsableCommand {
             the file HA_TOKEN_FILE (inside an add-on, SUPERVISOR_TOKEN). HA_CA_FILE adds a CA
             for a self-signed HA certificate. It stays connected: pings every 30 s
             (HA_PING_INTERVAL; no pong within HA_PONG_TIMEOUT, 10 s, reconnects), reconnects
-            with back-off, and resyncs from get_states without repeating alerts.
+            with back-off, and resyncs from get_states without repeating alerts. Messages
+            over HA_MAX_MESSAGE_MB (64) close the connection.
 
             Pushes go to APNs (APNS_* settings, see `printbridge send-test --help`), or with
             --dry-run are printed as JSON lines like `replay` prints them. Phones register
@@ -81,7 +82,8 @@ struct RunCommand: AsyncParsableCommand {
         if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
         let link = HomeAssistantLink(
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
-            configuration: sessionConfiguration, filteringWith: EntityMatcher())
+            configuration: sessionConfiguration, filteringWith: EntityMatcher(),
+            maximumMessageBytes: Int((try Self.seconds("HA_MAX_MESSAGE_MB") ?? 64) * 1_048_576))
         let shared = APISetup.Shared()
         let server = try APISetup.start(
             store: store,

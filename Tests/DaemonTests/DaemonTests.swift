@@ -533,3 +533,16 @@ import FoundationNetworking
         #expect(Date().timeIntervalSince(started) < 2.5, "stopped in \(Date().timeIntervalSince(started)) s")
     }
 }
+
+@Suite struct OversizedMessageTests {
+    /// A message past HA_MAX_MESSAGE_MB closes the connection with a clear line; no crash.
+    @Test func anOversizedMessageIsRefused() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--big-snapshot", "3"])
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["HA_MAX_MESSAGE_MB": "1"])
+        #expect(agent.wait(upTo: 15) { agent.log.contains("larger than 1 MiB (HA_MAX_MESSAGE_MB)") })
+        #expect(agent.process.isRunning)
+        #expect(agent.log.contains("reconnecting in"))
+        #expect(agent.stop() == 0)
+    }
+}

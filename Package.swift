@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System C libraries, one target each (Debian -dev packages).
@@ -45,6 +46,11 @@ let package = Package(
         // The app's HTTP API: a small HTTP/1.1 server and the seed's routes.
         .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore"]),
 
+        // Structured logs: JSON lines (or text for people) through swift-log.
+        .target(
+            name: "PrintBridgeLogging",
+            dependencies: ["PrintBridgeCore", .product(name: "Logging", package: "swift-log")]),
+
         // Recorded-event files: reading, replaying through the core, printing pushes.
         .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
 
@@ -56,7 +62,8 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI",
+                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -1,5 +1,6 @@
 import ControlAPI
 import DeviceStore
+import Logging
 import PrintBridgeCore
 import Synchronization
 
@@ -15,7 +16,9 @@ enum APISetup {
     }
 
     /// The server, or nil when API_LISTEN is "off". Exit 78 for bad settings.
-    static func start(store: DeviceStore, apns: ControlAPI.APNsStatus, shared: Shared, allowWithoutToken: Bool) throws
+    static func start(
+        store: DeviceStore, apns: ControlAPI.APNsStatus, shared: Shared, allowWithoutToken: Bool, logger: Logger
+    ) throws
         -> HTTPServer?
     {
         let listen = StandardStreams.environment("API_LISTEN") ?? "0.0.0.0:3000"
@@ -35,7 +38,7 @@ enum APISetup {
                     + "(or run with --no-api-auth on a network you trust, or API_LISTEN=off)")
                 throw ExitCodes.config
             }
-            StandardStreams.err("printbridge: WARNING: the API on \(listen) accepts requests without a token (--no-api-auth)")
+            logger.warning("the API on \(listen) accepts requests without a token (--no-api-auth)")
         }
         let api = ControlAPI(
             store: store, apiToken: token, apns: apns,
@@ -44,7 +47,8 @@ enum APISetup {
         do {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
             server.start()
-            StandardStreams.err("printbridge: API listening on \(host.contains(":") ? "[\(host)]" : host):\(server.port)")
+            let address = "\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
+            logger.info("API listening on \(address)", metadata: ["api.address": "\(address)", "api.port": "\(server.port)"])
             return server
         } catch {
             StandardStreams.err("printbridge: \(error)")

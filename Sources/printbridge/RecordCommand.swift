@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import HomeAssistantLink
+import Logging
 import PrintBridgeCore
 
 #if canImport(Glibc)
@@ -32,6 +33,7 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let logger = try RunLog.bootstrap()
         let endpoint = try RunCommand.haEndpoint()
         let token = try RunCommand.haToken(endpoint: endpoint)
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -51,7 +53,7 @@ struct RecordCommand: AsyncParsableCommand {
         if let duration {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { link.stop() }
         }
-        StandardStreams.err("printbridge: recording \(endpoint) to \(out)")
+        logger.info("recording \(endpoint) to \(out)", metadata: ["ha.url": "\(endpoint)", "record.file": "\(out)"])
         link.start()
         var messages = 0
         for await event in link.events {
@@ -60,14 +62,14 @@ struct RecordCommand: AsyncParsableCommand {
                 file.write(Self.oneLine(frame))
                 messages += 1
             case .disconnected(let reason):
-                StandardStreams.err("printbridge: disconnected from Home Assistant: \(reason)")
+                logger.warning("disconnected from Home Assistant: \(reason)", metadata: ["ha.reason": "\(reason)"])
             case .notice(let notice):
-                if let line = RunCommand.describe(notice) { StandardStreams.err("printbridge: \(line)") }
+                if let line = RunCommand.describe(notice) { logger.log(level: RunCommand.level(notice), "\(line)") }
             default:
                 break
             }
         }
-        StandardStreams.err("printbridge: recorded \(messages) messages to \(out)")
+        logger.info("recorded \(messages) messages to \(out)", metadata: ["record.messages": "\(messages)"])
     }
 
     /// The frame as one line: HA's compact JSON already is; anything with a raw

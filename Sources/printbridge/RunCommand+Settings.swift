@@ -1,4 +1,5 @@
 import HomeAssistantLink
+import Logging
 import PrintBridgeCore
 
 /// How `run` and `record` read the Home Assistant settings and word HA's news.
@@ -65,5 +66,14 @@ extension RunCommand {
         if endpoint.host == "supervisor", let token = StandardStreams.environment("SUPERVISOR_TOKEN") { return token }
         StandardStreams.err("printbridge: HA_TOKEN or HA_TOKEN_FILE not set (a long-lived access token from your HA profile)")
         throw ExitCodes.config
+    }
+
+    /// How loud a protocol notice is.
+    static func level(_ notice: HASession.Notice) -> Logger.Level {
+        switch notice {
+        case .authenticated, .live, .reconnectScheduled: return .info
+        case .requestFailed, .pongMissing: return .warning
+        case .authRejected: return .error
+        }
     }
 }

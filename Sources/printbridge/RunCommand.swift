@@ -4,6 +4,7 @@ import DeviceStore
 import Dispatch
 import EventReplay
 import HomeAssistantLink
+import Logging
 import PrintBridgeCore
 import Synchronization
 
@@ -43,6 +44,7 @@ struct RunCommand: AsyncParsableCommand {
     var noAPIAuth = false
 
     func run() async throws {
+        let logger = try RunLog.bootstrap()
         let endpoint = try Self.haEndpoint()
         let token = try Self.haToken(endpoint: endpoint)
         let store = try StateDirectory.openStore()
@@ -63,19 +65,21 @@ struct RunCommand: AsyncParsableCommand {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
         }
-        StandardStreams.err("printbridge: device store \(store.path): \(deviceList.count) device(s)")
+        logger.info("device store \(store.path): \(deviceList.count) device(s)", metadata: ["store.path": "\(store.path)", "devices.count": "\(deviceList.count)"])
         let rejections = Mutex<[(String, PushOutcome.TokenAction)]>([])
         let sender: APNsSender? =
             dryRun
             ? nil
             : try APNsSetup.sender { push, action, reason in
-                APNsSetup.reportRejection(push, action, reason)
+                logger.warning("APNs refused a token", metadata: [
+                    "push.device": "\(push.shortToken)", "token.action": "\(action.rawValue)", "apns.reason": "\(reason)",
+                ])
                 rejections.withLock { $0.append((push.token, action)) }
             }
         var planner = PlannerConfiguration()
         if let sender { planner.bundleID = sender.configuration.bundleID }
         if deviceList.isEmpty {
-            StandardStreams.err("printbridge: no devices registered (give --devices FILE); pushes have nowhere to go")
+            logger.warning("no devices registered (give --devices FILE, use the API or printbridge devices add); pushes have nowhere to go")
         }
         var sessionConfiguration = HASession.Configuration()
         if let interval = try Self.seconds("HA_PING_INTERVAL") { sessionConfiguration.pingInterval = interval }
@@ -90,7 +94,7 @@ struct RunCommand: AsyncParsableCommand {
             apns: .init(
                 configured: sender != nil, bundleID: planner.bundleID,
                 production: sender?.configuration.environment == .production),
-            shared: shared, allowWithoutToken: noAPIAuth)
+            shared: shared, allowWithoutToken: noAPIAuth, logger: logger)
         defer { server?.stop() }
         var pipeline = PrinterPipeline(
             planner: PushPlanner(configuration: planner, restoring: remembered), devices: deviceList,
@@ -105,32 +109,32 @@ struct RunCommand: AsyncParsableCommand {
         hangup.resume()
         defer { hangup.cancel() }
         var storeVersion = (try? store.dataVersion()) ?? 0
-        StandardStreams.err("printbridge: connecting to \(endpoint)")
+        logger.info("connecting to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
         link.start()
 
         await withDiscardingTaskGroup { inFlight in
             var printersChanged = 0
             let pending = InFlightCount()
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
-                for failure in output.failures { StandardStreams.err("printbridge: \(failure)") }
+                for failure in output.failures { logger.error("\(failure)") }
                 // The memory of what was sent goes to disk before the pushes go out:
                 // after a crash nothing is sent twice, and nothing missed is lost.
                 do {
                     try store.saveNotificationStates(states.filter { output.changedPrinters.contains($0.key) })
                     if !output.endedActivities.isEmpty { try store.removeActivityTokens(output.endedActivities) }
                 } catch {
-                    StandardStreams.err("printbridge: \(error)")
+                    logger.error("\(error)")
                 }
                 for push in output.pushes {
                     if let sender {
                         pending.count.withLock { $0 += 1 }
                         inFlight.addTask {
                             let outcome = await sender.send(push)
-                            StandardStreams.out(APNsSetup.outcomeLine(push, outcome))
+                            RunLog.outcome(push, outcome, logger)
                             pending.count.withLock { $0 -= 1 }
                         }
                     } else {
-                        StandardStreams.out(PushLineFormat.json.line(for: push))
+                        RunLog.dryRun(push, logger)
                     }
                 }
             }
@@ -139,16 +143,16 @@ struct RunCommand: AsyncParsableCommand {
                 if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
                     do {
                         pipeline.devices = try store.devices()
-                        StandardStreams.err("printbridge: devices reloaded: \(pipeline.devices.count)")
-                    } catch { StandardStreams.err("printbridge: \(error)") }
+                        logger.info("devices reloaded: \(pipeline.devices.count)", metadata: ["devices.count": "\(pipeline.devices.count)"])
+                    } catch { logger.error("\(error)") }
                 }
                 // Tokens APNs refused since the last event: stop using them.
                 for (token, action) in rejections.withLock({ list in defer { list.removeAll() }; return list }) {
                     for change in pipeline.applyTokenRejection(token: token, action: action) {
-                        StandardStreams.err("printbridge: \(change)")
+                        logger.warning("\(change)")
                     }
                     do { try store.applyTokenRejection(token: token, action: action) } catch {
-                        StandardStreams.err("printbridge: \(error)")
+                        logger.error("\(error)")
                     }
                 }
                 switch event {
@@ -179,11 +183,13 @@ struct RunCommand: AsyncParsableCommand {
                         shared.printersJSON.withLock { $0 = json }
                     }
                 case .connected:
-                    StandardStreams.err("printbridge: connected to \(endpoint)")
+                    logger.info("connected to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
                 case .disconnected(let reason):
-                    StandardStreams.err("printbridge: disconnected from Home Assistant: \(reason)" + Self.hint(reason, endpoint))
+                    logger.warning(
+                        "disconnected from Home Assistant: \(reason)\(Self.hint(reason, endpoint))",
+                        metadata: ["ha.url": "\(endpoint)", "ha.reason": "\(reason)"])
                 case .notice(let notice):
-                    if let line = Self.describe(notice) { StandardStreams.err("printbridge: \(line)") }
+                    if let line = Self.describe(notice) { logger.log(level: Self.level(notice), "\(line)") }
                 case .received:
                     break
                 }
@@ -199,7 +205,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         sender?.shutdown(grace: 0)
-        StandardStreams.err("printbridge: stopped")
+        logger.info("stopped")
     }
 
     /// A frame's messages, with `old_state` when the pipeline needs it.

@@ -74,14 +74,34 @@ import Testing
             try? FileManager.default.removeItem(atPath: errPath)
         }
 
-        var pushes: [[String: Any]] {
+        /// Every JSON log record on stdout.
+        var records: [[String: Any]] {
             let text = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
             return text.split(separator: "\n").compactMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
         }
 
-        var log: String { String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self) }
+        /// The push records (dry run or APNs outcome), with their push.* metadata
+        /// under short names.
+        var pushes: [[String: Any]] {
+            records.filter { ($0["message"] as? String)?.hasPrefix("push ") == true }.map { record in
+                var push: [String: Any] = [:]
+                push["event"] = record["push.event"]
+                push["device"] = record["push.device"]
+                push["push_type"] = record["push.type"]
+                push["priority"] = (record["push.priority"] as? String).flatMap { Int($0) }
+                push["outcome"] = record["push.outcome"]
+                push["payload"] = record["push.payload"]
+                return push
+            }
+        }
+
+        /// Everything the agent wrote: log records and stderr.
+        var log: String {
+            String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
+                + String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
+        }
 
         /// Alerts as "device event", in order.
         var alerts: [String] {
@@ -245,7 +265,7 @@ import Testing
             ["record", "--out", path, "--duration", "3"],
             environment: ["HA_URL": "http://127.0.0.1:\(ha.port)", "HA_TOKEN": DaemonTests.token])
         #expect(record.status == 0, "\(record.stderr)")
-        #expect(record.stderr.contains("recorded"))
+        #expect(record.stdout.contains("recorded"))
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix(#"{"type": "auth_required""#) || text.hasPrefix(#"{"type":"auth_required""#))
         #expect(!text.contains(DaemonTests.token), "the token is not in the recording")
@@ -450,8 +470,8 @@ import FoundationNetworking
         try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
         let agent = try DaemonTests.Agent(port: ha.port, devices: empty)
         #expect(agent.wait(upTo: 10) { agent.log.contains("API listening on 127.0.0.1:") })
-        let portText = agent.log.split(separator: "\n").first { $0.contains("API listening on") }?.split(separator: ":").last
-        let apiPort = try #require(portText.flatMap { Int($0) })
+        let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }
+        let apiPort = try #require((listening?["api.port"] as? String).flatMap { Int($0) })
 
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(apiPort)/api/devices/register")!)
         request.httpMethod = "POST"
@@ -544,5 +564,54 @@ import FoundationNetworking
         #expect(agent.process.isRunning)
         #expect(agent.log.contains("reconnecting in"))
         #expect(agent.stop() == 0)
+    }
+}
+
+
+/// The log: one JSON object per line with timestamp, level, message and
+/// dot-separated metadata; no secret in any line.
+@Suite struct StructuredLogTests {
+    @Test func everyLineIsAJSONRecordAndNoSecretAppears() throws {
+        let apns = try MockAPNsServer()
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        let keyText = try String(contentsOfFile: apns.keyPath, encoding: .utf8)
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: apns.environment, dryRun: false)
+        #expect(agent.wait(upTo: 20) { agent.pushes.contains { $0["event"] as? String == "end" } })
+        #expect(agent.stop() == 0)
+        let lines = String(decoding: FileManager.default.contents(atPath: agent.outPath) ?? Data(), as: UTF8.self)
+            .split(separator: "\n")
+        #expect(lines.count > 10)
+        for line in lines {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            #expect(record["timestamp"] is String && record["level"] is String && record["message"] is String)
+        }
+        let delivered = try #require(agent.records.first { $0["message"] as? String == "push delivered" })
+        for key in ["printer.prefix", "push.type", "push.event", "push.device", "apns.id"] {
+            #expect(delivered[key] is String, "\(key)")
+        }
+        let everything = agent.log
+        let keyBody = keyText.split(separator: "\n").dropFirst().first.map(String.init) ?? "?"
+        for secret in [DaemonTests.token, DaemonTests.apiToken, keyBody, String(repeating: "ab", count: 32)] {
+            #expect(!everything.contains(secret), "a secret or a whole token appears in the log")
+        }
+    }
+
+    @Test func textFormatAndLevelAreChosenByTheEnvironment() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "30"])
+        let text = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["LOG_FORMAT": "text"])
+        #expect(text.wait(upTo: 10) { text.log.contains("subscribed to state changes") })
+        #expect(text.stop() == 0)
+        #expect(text.records.isEmpty, "text lines are not JSON")
+        #expect(text.log.contains(" info    subscribed to state changes"))
+        let quiet = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["LOG_LEVEL": "warning"])
+        quiet.wait(upTo: 3) { false }
+        #expect(quiet.stop() == 0)
+        #expect(!quiet.log.contains("subscribed to state changes"), "info is below warning")
+        let bad = try CommandRunner.run(
+            ["run", "--dry-run"], environment: ["LOG_FORMAT": "xml", "HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "x"])
+        #expect(bad.status == 78 && bad.stderr.contains("LOG_FORMAT must be json or text"))
     }
 }

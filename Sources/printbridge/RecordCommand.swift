@@ -62,7 +62,9 @@ struct RecordCommand: AsyncParsableCommand {
                 file.write(Self.oneLine(frame))
                 messages += 1
             case .disconnected(let reason):
-                logger.warning("disconnected from Home Assistant: \(reason)", metadata: ["ha.reason": "\(reason)"])
+                logger.log(
+                    level: reason == "shutting down" ? .info : .warning, "disconnected from Home Assistant: \(reason)",
+                    metadata: ["ha.reason": "\(reason)"])
             case .notice(let notice):
                 if let line = RunCommand.describe(notice) { logger.log(level: RunCommand.level(notice), "\(line)") }
             default:

@@ -185,7 +185,9 @@ struct RunCommand: AsyncParsableCommand {
                 case .connected:
                     logger.info("connected to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
                 case .disconnected(let reason):
-                    logger.warning(
+                    // Our own stop is news, not a problem.
+                    logger.log(
+                        level: reason == "shutting down" ? .info : .warning,
                         "disconnected from Home Assistant: \(reason)\(Self.hint(reason, endpoint))",
                         metadata: ["ha.url": "\(endpoint)", "ha.reason": "\(reason)"])
                 case .notice(let notice):

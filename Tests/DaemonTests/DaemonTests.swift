@@ -586,6 +586,8 @@ import FoundationNetworking
             let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
             #expect(record["timestamp"] is String && record["level"] is String && record["message"] is String)
         }
+        #expect(!agent.records.contains { $0["level"] as? String == "warning" || $0["level"] as? String == "error" },
+                "a clean run and stop logs no warning")
         let delivered = try #require(agent.records.first { $0["message"] as? String == "push delivered" })
         for key in ["printer.prefix", "push.type", "push.event", "push.device", "apns.id"] {
             #expect(delivered[key] is String, "\(key)")

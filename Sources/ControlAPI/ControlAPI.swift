@@ -25,11 +25,14 @@ public struct ControlAPI: Sendable {
     let printers: @Sendable () -> String
     /// Called after any change to devices or tokens, so the daemon reloads them.
     let devicesChanged: @Sendable () -> Void
+    /// Serves /metrics and a readiness /healthz when given.
+    let metrics: AgentMetrics?
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> String = { "[]" },
-        devicesChanged: @escaping @Sendable () -> Void = {}
+        devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil
     ) {
+        self.metrics = metrics
         self.store = store
         self.apiToken = apiToken
         self.apns = apns
@@ -41,7 +44,15 @@ public struct ControlAPI: Sendable {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if parts == ["healthz"] {
-            return request.method == "GET" ? HTTPResponse(status: 200, body: #"{"status":"ok"}"#) : methodNotAllowed("GET")
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            guard let metrics else { return HTTPResponse(status: 200, body: #"{"status":"ok"}"#) }
+            let (status, body) = metrics.health()
+            return HTTPResponse(status: status, body: body)
+        }
+        if parts == ["metrics"] {
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            guard let metrics else { return APIError.response(404, "Not found") }
+            return HTTPResponse(status: 200, body: metrics.exposition(), contentType: "text/plain; version=0.0.4")
         }
         guard parts.first == "api" else { return APIError.response(404, "Not found") }
         guard authorized(request) else {

@@ -58,8 +58,12 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var matcher: EntityMatcher?
     /// The largest message accepted; a bigger one closes the connection.
     private let maximumMessageBytes: Int
-    /// Event frames dropped by `matcher` (for statistics).
-    public private(set) var droppedFrames = 0
+    /// Event frames received (dropped or passed on) and when the last came; for metrics.
+    private let eventFrames = Mutex((count: 0, last: 0.0))
+
+    /// Event frames received so far and the monotonic-free wall time of the
+    /// last one (seconds since 1970; 0: none yet). Safe from any thread.
+    public var eventStatistics: (count: Int, last: Double) { eventFrames.withLock { $0 } }
 
     private struct Control {
         var stopping = false
@@ -252,8 +256,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if tapsFrames { continuation.yield(.received(frame)) }
         if frame.withUnsafeBytes(HAFrameFilter.isHAEventFrame) {
             _ = session.received(.other(type: "event"), at: now)
+            eventFrames.withLock { $0 = ($0.count + 1, now.seconds) }
             if let matcher, frame.withUnsafeBytes({ HAFrameFilter.isIrrelevant($0, matcher: matcher) }) {
-                droppedFrames += 1
                 return
             }
             continuation.yield(.frame(frame))

@@ -17,7 +17,8 @@ enum APISetup {
 
     /// The server, or nil when API_LISTEN is "off". Exit 78 for bad settings.
     static func start(
-        store: DeviceStore, apns: ControlAPI.APNsStatus, shared: Shared, allowWithoutToken: Bool, logger: Logger
+        store: DeviceStore, apns: ControlAPI.APNsStatus, shared: Shared, allowWithoutToken: Bool, logger: Logger,
+        metrics: AgentMetrics
     ) throws
         -> HTTPServer?
     {
@@ -43,7 +44,7 @@ enum APISetup {
         let api = ControlAPI(
             store: store, apiToken: token, apns: apns,
             printers: { shared.printersJSON.withLock { $0 } },
-            devicesChanged: { shared.devicesChanged.withLock { $0 = true } })
+            devicesChanged: { shared.devicesChanged.withLock { $0 = true } }, metrics: metrics)
         do {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
             server.start()

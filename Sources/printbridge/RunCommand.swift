@@ -1,5 +1,6 @@
 import APNsClient
 import ArgumentParser
+import ControlAPI
 import DeviceStore
 import Dispatch
 import EventReplay
@@ -88,13 +89,15 @@ struct RunCommand: AsyncParsableCommand {
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
             configuration: sessionConfiguration, filteringWith: EntityMatcher(),
             maximumMessageBytes: Int((try Self.seconds("HA_MAX_MESSAGE_MB") ?? 64) * 1_048_576))
+        let metrics = AgentMetrics(
+            haGracePeriod: try Self.seconds("HEALTH_HA_GRACE") ?? 60, apnsMode: dryRun ? "dry-run" : "configured")
         let shared = APISetup.Shared()
         let server = try APISetup.start(
             store: store,
             apns: .init(
                 configured: sender != nil, bundleID: planner.bundleID,
                 production: sender?.configuration.environment == .production),
-            shared: shared, allowWithoutToken: noAPIAuth, logger: logger)
+            shared: shared, allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
         defer { server?.stop() }
         var pipeline = PrinterPipeline(
             planner: PushPlanner(configuration: planner, restoring: remembered), devices: deviceList,
@@ -129,11 +132,15 @@ struct RunCommand: AsyncParsableCommand {
                     if let sender {
                         pending.count.withLock { $0 += 1 }
                         inFlight.addTask {
+                            let started = SystemClock().now()
                             let outcome = await sender.send(push)
+                            metrics.push(push, outcome: outcome.name, reason: Self.metricReason(outcome),
+                                         apnsSeconds: SystemClock().now() - started)
                             RunLog.outcome(push, outcome, logger)
                             pending.count.withLock { $0 -= 1 }
                         }
                     } else {
+                        metrics.push(push, outcome: "dry_run")
                         RunLog.dryRun(push, logger)
                     }
                 }
@@ -176,6 +183,12 @@ struct RunCommand: AsyncParsableCommand {
                     }
                     let output = pipeline.fireDue(upTo: SystemClock().now())
                     deliver(output, states: pipeline.planner.printers)
+                    let events = link.eventStatistics
+                    metrics.lastEvent(at: events.last)
+                    metrics.update(
+                        eventsReceived: events.count, eventsMatched: pipeline.statistics.matchedUpdates,
+                        printers: pipeline.cache.printers.count, devices: pipeline.devices.count,
+                        tokenRenewals: sender?.providerTokenRenewals ?? 0)
                     // The API's view of the printers, refreshed at most twice a second.
                     if pipeline.statistics.printerChanges != printersChanged {
                         printersChanged = pipeline.statistics.printerChanges
@@ -183,8 +196,10 @@ struct RunCommand: AsyncParsableCommand {
                         shared.printersJSON.withLock { $0 = json }
                     }
                 case .connected:
+                    metrics.haConnected()
                     logger.info("connected to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
                 case .disconnected(let reason):
+                    metrics.haDisconnected()
                     // Our own stop is news, not a problem.
                     logger.log(
                         level: reason == "shutting down" ? .info : .warning,
@@ -258,4 +273,19 @@ struct RunCommand: AsyncParsableCommand {
 /// as it must.
 final class InFlightCount: Sendable {
     let count = Mutex(0)
+}
+
+extension RunCommand {
+    /// A bounded label for a push's end: Apple's reason word, or the kind of
+    /// failure (never free text, which would explode the metric's series).
+    static func metricReason(_ outcome: PushOutcome) -> String {
+        switch outcome {
+        case .delivered: return ""
+        case .rejected(_, let reason, _): return reason.allSatisfy { $0.isLetter } ? reason : "other"
+        case .gaveUp(let reason, _):
+            if reason.hasPrefix("connection") { return "connection" }
+            if let word = reason.split(separator: " ").dropFirst().first, word.allSatisfy(\.isLetter) { return String(word) }
+            return "other"
+        }
+    }
 }

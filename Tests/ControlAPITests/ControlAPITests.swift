@@ -153,7 +153,8 @@ import Testing
         let directory = NSTemporaryDirectory() + "printbridge-openapi-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let api = ControlAPI(store: try DeviceStore(directory: directory), apiToken: nil,
-                             apns: .init(configured: false, bundleID: "x.y", production: false))
+                             apns: .init(configured: false, bundleID: "x.y", production: false),
+                             metrics: AgentMetrics(apnsMode: "dry-run"))
         var documented: Set<String> = []
         for (path, operations) in paths {
             let concrete = path.replacingOccurrences(of: "{deviceId}", with: "some-device").replacingOccurrences(of: "{prefix}", with: "x1c")
@@ -166,7 +167,7 @@ import Testing
         }
         // What the server answers, as the router knows it.
         let served: Set<String> = [
-            "GET /healthz", "POST /api/devices/register", "PATCH /api/devices/{deviceId}/settings",
+            "GET /healthz", "GET /metrics", "POST /api/devices/register", "PATCH /api/devices/{deviceId}/settings",
             "DELETE /api/devices/{deviceId}", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
             "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "GET /api/printers",
         ]

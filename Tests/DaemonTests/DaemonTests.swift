@@ -617,3 +617,63 @@ import FoundationNetworking
         #expect(bad.status == 78 && bad.stderr.contains("LOG_FORMAT must be json or text"))
     }
 }
+
+/// /metrics and /healthz on the running agent.
+@Suite struct MetricsTests {
+    func get(_ port: Int, _ path: String) async throws -> (Int, String) {
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    func apiPort(_ agent: DaemonTests.Agent) throws -> Int {
+        let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }
+        return try #require((listening?["api.port"] as? String).flatMap { Int($0) })
+    }
+
+    /// name{labels} value → value, summed over every series of `name` whose labels contain `filter`.
+    func value(_ exposition: String, _ name: String, containing filter: String = "") -> Double {
+        exposition.split(separator: "\n").filter { line in
+            !line.hasPrefix("#") && (line.hasPrefix(name + " ") || line.hasPrefix(name + "{")) && (filter.isEmpty || line.contains(filter))
+        }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+    }
+
+    @Test func countersMatchWhatHappened() async throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
+        #expect(agent.wait(upTo: 20) { agent.pushes.contains { $0["event"] as? String == "end" } })
+        agent.wait(upTo: 1.2) { false }  // metrics are copied in twice a second
+        let port = try apiPort(agent)
+        let (status, exposition) = try await get(port, "/metrics")
+        #expect(status == 200)
+        // Every line is a comment or `name{labels} number`.
+        for line in exposition.split(separator: "\n") {
+            if line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ") { continue }
+            let parts = line.split(separator: " ")
+            #expect(parts.count == 2 && Double(parts[1]) != nil && parts[0].allSatisfy { !$0.isWhitespace }, "\(line)")
+        }
+        #expect(value(exposition, "printbridge_pushes_total", containing: "outcome=\"dry_run\"") == Double(agent.pushes.count))
+        #expect(value(exposition, "printbridge_pushes_total", containing: "event=\"milestone\"") == 3)
+        #expect(value(exposition, "printbridge_ha_connected") == 1)
+        #expect(value(exposition, "printbridge_ha_events_total") == Double(ha.stats()["events_sent"] ?? -1))
+        #expect(value(exposition, "printbridge_ha_events_matched_total") > 100)
+        #expect(value(exposition, "printbridge_printers") == 1)
+        #expect(value(exposition, "printbridge_devices") == 1)
+        #expect(value(exposition, "printbridge_last_event_age_seconds") >= 0)
+        let (healthStatus, health) = try await get(port, "/healthz")
+        #expect(healthStatus == 200 && health.contains(#""ha":"connected""#) && health.contains(#""apns":"dry-run""#))
+        #expect(agent.stop() == 0)
+    }
+
+    @Test func healthTurnsRedWhenHomeAssistantStaysAway() async throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--reject-token"])
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["HEALTH_HA_GRACE": "1"])
+        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening on") })
+        let port = try apiPort(agent)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        let (status, body) = try await get(port, "/healthz")
+        #expect(status == 503)
+        #expect(body.contains(#""status":"unhealthy""#) && body.contains(#""ha":"disconnected""#))
+        #expect(agent.stop() == 0)
+    }
+}

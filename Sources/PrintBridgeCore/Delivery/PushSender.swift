@@ -29,6 +29,15 @@ public enum PushOutcome: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Apple's reason (or why it was given up); empty when delivered.
+    public var reason: String {
+        switch self {
+        case .delivered: return ""
+        case .rejected(_, let reason, _): return reason
+        case .gaveUp(let reason, _): return reason
+        }
+    }
+
     /// `delivered`, `rejected` or `gave_up`, for logs and output.
     public var name: String {
         switch self {

@@ -1,0 +1,175 @@
+import PrintBridgeCore
+import Synchronization
+
+/// The agent's counters and gauges, served as Prometheus text on /metrics.
+/// Written by the daemon loop and the push tasks, read by the API thread.
+public final class AgentMetrics: Sendable {
+    private struct State {
+        var haConnected = false
+        var haDisconnectedSince: Double?
+        var haReconnects = 0
+        var eventsReceived = 0
+        var eventsMatched = 0
+        var pushes: [PushKey: Int] = [:]
+        var apnsDurations = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+        var tokenRenewals = 0
+        var printers = 0
+        var devices = 0
+        var lastEvent: Double?
+    }
+
+    struct PushKey: Hashable {
+        var type: String
+        var event: String
+        var outcome: String
+        var reason: String
+    }
+
+    struct Histogram {
+        let bounds: [Double]
+        var counts: [Int]
+        var sum = 0.0
+        var count = 0
+
+        init(bounds: [Double]) {
+            self.bounds = bounds
+            counts = Array(repeating: 0, count: bounds.count)
+        }
+
+        mutating func observe(_ value: Double) {
+            for (index, bound) in bounds.enumerated() where value <= bound { counts[index] += 1 }
+            sum += value
+            count += 1
+        }
+    }
+
+    private let state = Mutex(State())
+    private let clock: any EpochClock
+    /// When HA has been away this long, /healthz says so.
+    public let haGracePeriod: Double
+    public let apnsMode: String
+
+    public init(clock: any EpochClock = SystemClock(), haGracePeriod: Double = 60, apnsMode: String) {
+        self.clock = clock
+        self.haGracePeriod = haGracePeriod
+        self.apnsMode = apnsMode
+        let now = clock.now().seconds
+        state.withLock { $0.haDisconnectedSince = now }
+    }
+
+    public func haConnected() {
+        state.withLock {
+            $0.haConnected = true
+            $0.haDisconnectedSince = nil
+        }
+    }
+
+    public func haDisconnected() {
+        let now = clock.now().seconds
+        state.withLock {
+            if $0.haConnected { $0.haReconnects += 1 }
+            $0.haConnected = false
+            if $0.haDisconnectedSince == nil { $0.haDisconnectedSince = now }
+        }
+    }
+
+    /// The pipeline's view, copied in by the daemon loop.
+    public func update(eventsReceived: Int, eventsMatched: Int, printers: Int, devices: Int, tokenRenewals: Int) {
+        state.withLock {
+            $0.eventsReceived = eventsReceived
+            $0.eventsMatched = eventsMatched
+            $0.printers = printers
+            $0.devices = devices
+            $0.tokenRenewals = tokenRenewals
+        }
+    }
+
+    /// When the last event from HA arrived (seconds since 1970).
+    public func lastEvent(at seconds: Double) {
+        guard seconds > 0 else { return }
+        state.withLock { $0.lastEvent = seconds }
+    }
+
+    /// A push's end: `outcome` delivered, rejected, gave_up or dry_run.
+    public func push(_ push: Push, outcome: String, reason: String = "", apnsSeconds: Double? = nil) {
+        let key = PushKey(type: push.kind.rawValue, event: push.event.rawValue, outcome: outcome, reason: reason)
+        state.withLock {
+            $0.pushes[key, default: 0] += 1
+            if let apnsSeconds { $0.apnsDurations.observe(apnsSeconds) }
+        }
+    }
+
+    /// /healthz: 200 while HA is connected (or has been away less than the
+    /// grace period), else 503; with the reason.
+    public func health() -> (status: Int, body: String) {
+        let now = clock.now().seconds
+        return state.withLock { state in
+            let away = state.haDisconnectedSince.map { now - $0 } ?? 0
+            let healthy = state.haConnected || away < haGracePeriod
+            let body = JSONText.object([
+                ("status", JSONText.quoted(healthy ? "ok" : "unhealthy")),
+                ("ha", JSONText.quoted(state.haConnected ? "connected" : "disconnected")),
+                ("haDisconnectedSeconds", state.haConnected ? "0" : String(Int(away))),
+                ("apns", JSONText.quoted(apnsMode)),
+            ])
+            return (healthy ? 200 : 503, body)
+        }
+    }
+
+    /// The Prometheus text exposition (version 0.0.4).
+    public func exposition() -> String {
+        let now = clock.now().seconds
+        return state.withLock { state in
+            var out = ""
+            func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+                out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+                for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
+            }
+            func label(_ pairs: [(String, String)]) -> String {
+                "{" + pairs.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
+            }
+            metric("printbridge_ha_connected", "gauge", "1 while connected to Home Assistant.",
+                   [("", state.haConnected ? "1" : "0")])
+            metric("printbridge_ha_reconnects_total", "counter", "Connections to Home Assistant lost after being up.",
+                   [("", String(state.haReconnects))])
+            metric("printbridge_ha_events_total", "counter", "state_changed events received from Home Assistant.",
+                   [("", String(state.eventsReceived))])
+            metric("printbridge_ha_events_matched_total", "counter", "Updates of printer entities.",
+                   [("", String(state.eventsMatched))])
+            metric("printbridge_pushes_total", "counter", "Pushes by type, event, outcome and APNs reason.",
+                   state.pushes.sorted { "\($0.key)" < "\($1.key)" }.map { key, count in
+                       (label([("type", key.type), ("event", key.event), ("outcome", key.outcome), ("reason", key.reason)]), String(count))
+                   })
+            var buckets: [(String, String)] = []
+            for (index, bound) in state.apnsDurations.bounds.enumerated() {
+                buckets.append((label([("le", String(bound))]), String(state.apnsDurations.counts[index])))
+            }
+            buckets.append((label([("le", "+Inf")]), String(state.apnsDurations.count)))
+            out += "# HELP printbridge_apns_request_duration_seconds Time from handing a push to APNs to its outcome.\n"
+            out += "# TYPE printbridge_apns_request_duration_seconds histogram\n"
+            for (labels, value) in buckets { out += "printbridge_apns_request_duration_seconds_bucket\(labels) \(value)\n" }
+            out += "printbridge_apns_request_duration_seconds_sum \(state.apnsDurations.sum)\n"
+            out += "printbridge_apns_request_duration_seconds_count \(state.apnsDurations.count)\n"
+            metric("printbridge_apns_token_renewals_total", "counter", "APNs provider tokens (JWT) made.",
+                   [("", String(state.tokenRenewals))])
+            metric("printbridge_printers", "gauge", "Printers being tracked.", [("", String(state.printers))])
+            metric("printbridge_devices", "gauge", "Registered devices.", [("", String(state.devices))])
+            metric("printbridge_last_event_age_seconds", "gauge", "Seconds since the last event from Home Assistant (-1: none yet).",
+                   [("", state.lastEvent.map { String(Int(now - $0)) } ?? "-1")])
+            return out
+        }
+    }
+
+    private func escape(_ value: String) -> String {
+        var out = ""
+        for char in value {
+            switch char {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(char)
+            }
+        }
+        return out
+    }
+}

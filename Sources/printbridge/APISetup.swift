@@ -22,24 +22,10 @@ enum APISetup {
     ) throws
         -> HTTPServer?
     {
-        let listen = StandardStreams.environment("API_LISTEN") ?? "0.0.0.0:3000"
-        if listen.lowercased() == "off" { return nil }
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-            (0...65535).contains(port)
-        else {
-            StandardStreams.err("printbridge: API_LISTEN must be host:port (e.g. 0.0.0.0:3000) or off")
-            throw ExitCodes.config
-        }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let token = try apiToken()
+        guard let listen = try listenAddress(allowWithoutToken: allowWithoutToken) else { return nil }
+        let host = listen.host, port = listen.port, token = listen.token
         if token == nil {
-            guard allowWithoutToken else {
-                StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: the app's API needs a token "
-                    + "(or run with --no-api-auth on a network you trust, or API_LISTEN=off)")
-                throw ExitCodes.config
-            }
-            logger.warning("the API on \(listen) accepts requests without a token (--no-api-auth)")
+            logger.warning("the API on \(host):\(port) accepts requests without a token (--no-api-auth)")
         }
         let api = ControlAPI(
             store: store, apiToken: token, apns: apns,
@@ -55,6 +41,27 @@ enum APISetup {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
         }
+    }
+
+    /// API_LISTEN and the API token, checked; nil when the API is off.
+    static func listenAddress(allowWithoutToken: Bool) throws -> (host: String, port: Int, token: String?)? {
+        let listen = StandardStreams.environment("API_LISTEN") ?? "0.0.0.0:3000"
+        if listen.lowercased() == "off" { return nil }
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+            (0...65535).contains(port)
+        else {
+            StandardStreams.err("printbridge: API_LISTEN must be host:port (e.g. 0.0.0.0:3000) or off")
+            throw ExitCodes.config
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let token = try apiToken()
+        if token == nil, !allowWithoutToken {
+            StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: the app's API needs a token "
+                + "(or run with --no-api-auth on a network you trust, or API_LISTEN=off)")
+            throw ExitCodes.config
+        }
+        return (host, port, token)
     }
 
     private static func apiToken() throws -> String? {

@@ -9,7 +9,7 @@ enum APNsSetup {
     static func sender(onTokenRejected: @escaping APNsSender.TokenRejection = reportRejection) throws -> APNsSender {
         let configuration: APNsConfiguration
         do {
-            configuration = try APNsConfiguration.fromProcessEnvironment()
+            configuration = try APNsConfiguration.fromEnvironment(Self.settings())
         } catch {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
@@ -21,6 +21,15 @@ enum APNsSetup {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
         }
+    }
+
+    /// The APNS_* settings, from the environment or the config file.
+    static func settings() -> [String: String] {
+        var values: [String: String] = [:]
+        for setting in ConfigFile.settings where setting.name.hasPrefix("APNS_") {
+            values[setting.name] = StandardStreams.environment(setting.name)
+        }
+        return values
     }
 
     /// The default reaction to a refused token outside the daemon: say so.

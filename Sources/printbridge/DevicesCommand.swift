@@ -18,7 +18,10 @@ struct DevicesCommand: ParsableCommand {
 
         enum Format: String, ExpressibleByArgument { case text, json }
 
+        @OptionGroup var configOption: ConfigOption
+
         func run() throws {
+            try configOption.activate()
             let devices = try DevicesCommand.load()
             var output = LineWriter.standardOutput()
             defer { output.flush() }
@@ -74,7 +77,10 @@ struct DevicesCommand: ParsableCommand {
             }
         }
 
+        @OptionGroup var configOption: ConfigOption
+
         func run() throws {
+            try configOption.activate()
             let store = try StateDirectory.openStore()
             try DevicesCommand.storeCall {
                 let registration = try store.register(
@@ -93,7 +99,10 @@ struct DevicesCommand: ParsableCommand {
         @Argument(help: "The device id (see `printbridge devices list`).")
         var id: String
 
+        @OptionGroup var configOption: ConfigOption
+
         func run() throws {
+            try configOption.activate()
             let store = try StateDirectory.openStore()
             let removed = try DevicesCommand.storeCall { try store.removeDevice(id: id) }
             guard removed else {
@@ -118,7 +127,10 @@ struct DevicesCommand: ParsableCommand {
         @Option(name: .customLong("on-paused")) var onPaused: Bool?
         @Option(name: .customLong("on-milestone")) var onMilestone: Bool?
 
+        @OptionGroup var configOption: ConfigOption
+
         func run() throws {
+            try configOption.activate()
             let store = try StateDirectory.openStore()
             let patch = DeviceStore.PreferencesPatch(
                 notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,

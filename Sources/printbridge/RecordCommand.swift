@@ -32,7 +32,10 @@ struct RecordCommand: AsyncParsableCommand {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
     }
 
+    @OptionGroup var configOption: ConfigOption
+
     func run() async throws {
+        try configOption.activate()
         let logger = try RunLog.bootstrap()
         let endpoint = try RunCommand.haEndpoint()
         let token = try RunCommand.haToken(endpoint: endpoint)

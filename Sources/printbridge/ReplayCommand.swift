@@ -71,8 +71,12 @@ struct ReplayCommand: AsyncParsableCommand {
         }
     }
 
+    @OptionGroup var configOption: ConfigOption
+
     func run() async throws {
-        var configuration = try plannerConfiguration()
+        try configOption.activate()
+        var configuration = try Self.plannerConfiguration(
+            bundleID: bundleID, milestones: milestones, liveActivityInterval: liveActivityInterval)
         let sender = send ? try APNsSetup.sender() : nil
         if let sender { configuration.bundleID = sender.configuration.bundleID }
         let lineFormat: PushLineFormat = format == .json ? .json : .text
@@ -82,7 +86,7 @@ struct ReplayCommand: AsyncParsableCommand {
             do {
                 store = try DeviceStore(directory: stateDirectory)
                 remembered = try store?.notificationStates() ?? [:]
-            } catch { throw configError("\(error)") }
+            } catch { throw Self.configError("\(error)") }
         }
         var run =
             if let devices {
@@ -129,7 +133,11 @@ struct ReplayCommand: AsyncParsableCommand {
         }
     }
 
-    private func plannerConfiguration() throws -> PlannerConfiguration {
+    /// What and when to notify: options, else APNS_BUNDLE_ID, MILESTONES and
+    /// LIVE_ACTIVITY_INTERVAL (also used by `run` and `check-config`).
+    static func plannerConfiguration(
+        bundleID: String?, milestones: String?, liveActivityInterval: Double?
+    ) throws -> PlannerConfiguration {
         var configuration = PlannerConfiguration()
         if let bundle = bundleID ?? StandardStreams.environment("APNS_BUNDLE_ID") {
             configuration.bundleID = bundle
@@ -155,10 +163,10 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     private func loadDevices(path: String) throws -> [Device] {
-        do { return try DevicesFile.load(path: path) } catch { throw configError("\(error)") }
+        do { return try DevicesFile.load(path: path) } catch { throw Self.configError("\(error)") }
     }
 
-    private func configError(_ message: String) -> Error {
+    private static func configError(_ message: String) -> Error {
         StandardStreams.err("printbridge: \(message)")
         return ExitCodes.config
     }

@@ -44,7 +44,10 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-api-auth"), help: "Serve the app's API without a token (trusted networks only).")
     var noAPIAuth = false
 
+    @OptionGroup var configOption: ConfigOption
+
     func run() async throws {
+        try configOption.activate()
         let logger = try RunLog.bootstrap()
         let endpoint = try Self.haEndpoint()
         let token = try Self.haToken(endpoint: endpoint)
@@ -77,8 +80,8 @@ struct RunCommand: AsyncParsableCommand {
                 ])
                 rejections.withLock { $0.append((push.token, action)) }
             }
-        var planner = PlannerConfiguration()
-        if let sender { planner.bundleID = sender.configuration.bundleID }
+        let planner = try ReplayCommand.plannerConfiguration(
+            bundleID: sender?.configuration.bundleID, milestones: nil, liveActivityInterval: nil)
         if deviceList.isEmpty {
             logger.warning("no devices registered (give --devices FILE, use the API or printbridge devices add); pushes have nowhere to go")
         }

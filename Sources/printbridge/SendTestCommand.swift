@@ -28,7 +28,10 @@ struct SendTestCommand: AsyncParsableCommand {
         }
     }
 
+    @OptionGroup var configOption: ConfigOption
+
     func run() async throws {
+        try configOption.activate()
         let sender = try APNsSetup.sender()
         defer { sender.shutdown() }
         let push = testPush(bundleID: sender.configuration.bundleID, now: SystemClock().now())

@@ -109,8 +109,26 @@ enum StandardStreams {
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
-    /// An environment variable, if set and non-empty.
+    /// A setting: the environment variable if set and non-empty, else the
+    /// config file's value (see ConfigFile).
     static func environment(_ name: String) -> String? {
+        processEnvironment(name) ?? ConfigFile.current.withLock { $0?.values[name] } ?? credential(for: name)
+    }
+
+    /// systemd's credentials (LoadCredential=ha-token:…): the file for a
+    /// secret's path setting, when it is not set otherwise.
+    static let credentialNames = ["HA_TOKEN_FILE": "ha-token", "API_TOKEN_FILE": "api-token", "APNS_KEY_PATH": "apns-key.p8"]
+
+    private static func credential(for name: String) -> String? {
+        guard let file = credentialNames[name], let directory = processEnvironment("CREDENTIALS_DIRECTORY") else { return nil }
+        if name == "HA_TOKEN_FILE", processEnvironment("HA_TOKEN") != nil { return nil }
+        if name == "API_TOKEN_FILE", processEnvironment("API_TOKEN") != nil { return nil }
+        let path = directory + "/" + file
+        return access(path, R_OK) == 0 ? path : nil
+    }
+
+    /// An environment variable, if set and non-empty.
+    static func processEnvironment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         let text = String(cString: value)
         return text.isEmpty ? nil : text

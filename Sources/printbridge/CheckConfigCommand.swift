@@ -1,0 +1,97 @@
+import APNsClient
+import ArgumentParser
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct CheckConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Check the settings offline and print the effective configuration (secrets redacted).",
+        discussion: """
+            Reads --config FILE (or $PRINTBRIDGE_CONFIG) and the environment (which wins), then
+            checks what can be checked without a network: HA_URL is well-formed, the HA and API
+            tokens can be read, the APNs key parses as a P-256 key, numbers are numbers, the
+            state directory is writable, log settings are known. Every problem is one line on
+            stderr. Exit 0 when `run` would start, 78 otherwise.
+            """
+    )
+
+    @OptionGroup var configOption: ConfigOption
+
+    @Flag(name: .customLong("dry-run"), help: "Check for `run --dry-run`: APNs settings are not required.")
+    var dryRun = false
+
+    @Flag(name: .customLong("no-api-auth"), help: "Check for `run --no-api-auth`: no API token is required.")
+    var noAPIAuth = false
+
+    func run() throws {
+        try configOption.activate()
+        let file = ConfigFile.current.withLock { $0 }
+        StandardStreams.out("config file: \(file?.path ?? "none")")
+        for setting in ConfigFile.settings {
+            let source: String
+            let value: String
+            if let text = StandardStreams.processEnvironment(setting.name) {
+                (source, value) = ("environment", text)
+            } else if let text = file?.values[setting.name] {
+                (source, value) = ("file", text)
+            } else if let text = StandardStreams.environment(setting.name) {
+                (source, value) = ("systemd credentials", text)
+            } else {
+                continue
+            }
+            StandardStreams.out("\(setting.name.lowercased()): \(setting.secret ? "<redacted>" : value)  # from \(source)")
+        }
+        var failures = 0
+        func check(_ step: () throws -> Void) {
+            do { try step() } catch { failures += 1 }  // each check reports its own problem on stderr
+        }
+        func problem(_ message: String) {
+            StandardStreams.err("printbridge: \(message)")
+            failures += 1
+        }
+        check { _ = try RunLog.bootstrap() }
+        check {
+            let endpoint = try RunCommand.haEndpoint()
+            _ = try RunCommand.haToken(endpoint: endpoint)
+            StandardStreams.out("home assistant: \(endpoint)")
+        }
+        if let path = StandardStreams.environment("HA_CA_FILE"), access(path, R_OK) != 0 {
+            problem("HA_CA_FILE \(path) cannot be read")
+        }
+        for name in ["HA_PING_INTERVAL", "HA_PONG_TIMEOUT", "HA_MAX_MESSAGE_MB", "HEALTH_HA_GRACE"] {
+            check { _ = try RunCommand.seconds(name) }
+        }
+        check { _ = try ReplayCommand.plannerConfiguration(bundleID: nil, milestones: nil, liveActivityInterval: nil) }
+        check {
+            if let listen = try APISetup.listenAddress(allowWithoutToken: noAPIAuth) {
+                StandardStreams.out("api: \(listen.host):\(listen.port)")
+            } else {
+                StandardStreams.out("api: off")
+            }
+        }
+        let apnsSet = ConfigFile.settings.contains { $0.name.hasPrefix("APNS_") && $0.name != "APNS_BUNDLE_ID" && StandardStreams.environment($0.name) != nil }
+        if dryRun && !apnsSet {
+            StandardStreams.out("apns: not configured (dry run)")
+        } else {
+            check {
+                let sender = try APNsSetup.sender()
+                StandardStreams.out("apns: \(sender.configuration.environment == .production ? "production" : "sandbox"), key \(sender.configuration.keyID) parses as P-256")
+            }
+        }
+        let directory = StateDirectory.path()
+        if access(directory, W_OK | X_OK) != 0 {
+            problem("state directory \(directory) is not writable (set STATE_DIR)")
+        } else {
+            StandardStreams.out("state directory: \(directory)")
+        }
+        if failures > 0 {
+            StandardStreams.err("printbridge: \(failures) problem(s) in the configuration")
+            throw ExitCodes.config
+        }
+        StandardStreams.out("configuration OK")
+    }
+}

@@ -1,0 +1,179 @@
+import ArgumentParser
+import Synchronization
+
+/// The settings file: a flat YAML mapping whose keys are the environment
+/// variables' names in lower case (`ha_url: http://ha.local:8123`). An
+/// environment variable of the same name wins over the file.
+///
+/// Only the part of YAML a settings file needs is accepted: `key: value`
+/// lines, plain, 'single' or "double" quoted scalars, `#` comments and blank
+/// lines. Anything else (nesting, lists, a key twice, an unknown key) is an
+/// error naming the file and line, so a typo never passes silently.
+struct ConfigFile: Sendable {
+    /// One setting the agent knows.
+    struct Setting: Sendable {
+        let name: String
+        let secret: Bool
+        let help: String
+    }
+
+    /// Every setting, in the order check-config prints them.
+    static let settings: [Setting] = [
+        .init(name: "HA_URL", secret: false, help: "Home Assistant, http(s)://host:8123 or ws(s)://…/api/websocket"),
+        .init(name: "HA_TOKEN", secret: true, help: "long-lived access token (prefer ha_token_file)"),
+        .init(name: "HA_TOKEN_FILE", secret: false, help: "file holding the access token"),
+        .init(name: "HA_CA_FILE", secret: false, help: "CA for a self-signed HA certificate"),
+        .init(name: "HA_PING_INTERVAL", secret: false, help: "seconds between pings (30)"),
+        .init(name: "HA_PONG_TIMEOUT", secret: false, help: "seconds to wait for a pong (10)"),
+        .init(name: "HA_MAX_MESSAGE_MB", secret: false, help: "largest HA message (64)"),
+        .init(name: "API_LISTEN", secret: false, help: "host:port of the app's API (0.0.0.0:3000) or off"),
+        .init(name: "API_TOKEN", secret: true, help: "bearer token of the app's API (prefer api_token_file)"),
+        .init(name: "API_TOKEN_FILE", secret: false, help: "file holding the API token"),
+        .init(name: "APNS_TEAM_ID", secret: false, help: "Apple team id"),
+        .init(name: "APNS_KEY_ID", secret: false, help: "id of the .p8 key"),
+        .init(name: "APNS_KEY_PATH", secret: false, help: "the .p8 key file"),
+        .init(name: "APNS_BUNDLE_ID", secret: false, help: "the app's bundle id"),
+        .init(name: "APNS_PRODUCTION", secret: false, help: "true for production APNs (false: sandbox)"),
+        .init(name: "APNS_BASE_URL", secret: false, help: "APNs server override (tests)"),
+        .init(name: "APNS_CA_FILE", secret: false, help: "CA for APNS_BASE_URL (tests)"),
+        .init(name: "STATE_DIR", secret: false, help: "where the device store lives"),
+        .init(name: "LOG_FORMAT", secret: false, help: "json or text"),
+        .init(name: "LOG_LEVEL", secret: false, help: "trace, debug, info, notice, warning, error, critical"),
+        .init(name: "MILESTONES", secret: false, help: "progress alerts, e.g. 25,50,75"),
+        .init(name: "LIVE_ACTIVITY_INTERVAL", secret: false, help: "seconds between Live Activity updates"),
+        .init(name: "HEALTH_HA_GRACE", secret: false, help: "seconds HA may be away before /healthz is 503 (60)"),
+    ]
+
+    /// A problem in the file, with where it is.
+    struct ParseError: Error, CustomStringConvertible {
+        let path: String
+        let line: Int
+        let reason: String
+        var description: String { line > 0 ? "\(path):\(line): \(reason)" : "\(path): \(reason)" }
+    }
+
+    let path: String
+    /// Environment-style names (HA_URL) to values.
+    let values: [String: String]
+
+    init(path: String, text: String) throws(ParseError) {
+        self.path = path
+        let known = Set(Self.settings.map(\.name))
+        var values: [String: String] = [:]
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            func fail(_ reason: String) -> ParseError { ParseError(path: path, line: number, reason: reason) }
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.isEmpty || trimmed.first == "#" { continue }
+            if number == 1, trimmed == "---" { continue }
+            if line.contains("\t") { throw fail("tabs are not allowed in YAML indentation; use spaces") }
+            if trimmed.count != line.count { throw fail("unexpected indentation: settings are one flat list of `key: value` lines") }
+            if trimmed.first == "-" { throw fail("a list is not a setting: write `key: value`") }
+            guard let colon = trimmed.firstIndex(of: ":") else { throw fail("expected `key: value`") }
+            let key = String(trimmed[..<colon]).trimming(" ")
+            let name = key.uppercased()
+            if key.contains(" ") { throw fail("expected `key: value`") }
+            guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                throw fail("\"\(key)\" is not a setting name")
+            }
+            guard known.contains(name) else {
+                throw fail("unknown setting \"\(key)\" (known: \(Self.settings.map { $0.name.lowercased() }.joined(separator: ", ")))")
+            }
+            guard values[name] == nil else { throw fail("\"\(key)\" is set twice") }
+            let rest = trimmed[trimmed.index(after: colon)...]
+            guard rest.isEmpty || rest.first == " " else { throw fail("expected a space after \"\(key):\"") }
+            let value: String
+            do { value = try Self.scalar(rest.trimming(" ")) } catch { throw fail(error.reason) }
+            if value.isEmpty { throw fail("\"\(key)\" has no value (remove the line to use the default)") }
+            values[name] = value
+        }
+        self.values = values
+    }
+
+    private struct ScalarError: Error { let reason: String }
+
+    /// A plain or quoted scalar, without a trailing comment.
+    private static func scalar(_ text: String) throws(ScalarError) -> String {
+        guard let first = text.first else { return "" }
+        if first == "\"" || first == "'" {
+            var result = ""
+            var index = text.index(after: text.startIndex)
+            while index < text.endIndex {
+                let character = text[index]
+                if character == first {
+                    if first == "'", text.index(after: index) < text.endIndex, text[text.index(after: index)] == "'" {
+                        result.append("'")
+                        index = text.index(index, offsetBy: 2)
+                        continue
+                    }
+                    let after = text[text.index(after: index)...].trimming(" ")
+                    guard after.isEmpty || after.first == "#" else { throw ScalarError(reason: "text after the closing quote") }
+                    return result
+                }
+                if first == "\"", character == "\\" {
+                    index = text.index(after: index)
+                    guard index < text.endIndex else { break }
+                    switch text[index] {
+                    case "n": result.append("\n")
+                    case "t": result.append("\t")
+                    case "\\", "\"", "/": result.append(text[index])
+                    default: throw ScalarError(reason: "unsupported escape \\\(text[index])")
+                    }
+                } else {
+                    result.append(character)
+                }
+                index = text.index(after: index)
+            }
+            throw ScalarError(reason: "missing closing quote")
+        }
+        if "[{&*!|>%@`".contains(first) {
+            throw ScalarError(reason: "quote a value starting with \(first), or use a plain `key: value`")
+        }
+        // A comment starts at " #".
+        var plain = Substring(text)
+        if let hash = text.indices.first(where: { text[$0] == "#" && $0 > text.startIndex && text[text.index(before: $0)] == " " }) {
+            plain = text[..<hash]
+        }
+        return plain.trimming(" ")
+    }
+
+    /// Reads and parses a file; unreadable or bad files are a ParseError.
+    static func load(path: String) throws(ParseError) -> ConfigFile {
+        guard let text = StandardStreams.readSmallFile(path) else {
+            throw ParseError(path: path, line: 0, reason: "cannot be read")
+        }
+        return try ConfigFile(path: path, text: text)
+    }
+
+    /// The file in use: from `--config`, else PRINTBRIDGE_CONFIG.
+    static let current = Mutex<ConfigFile?>(nil)
+
+    /// Loads `--config FILE` (or PRINTBRIDGE_CONFIG) for this process; a bad
+    /// file is one line on stderr and exit 78.
+    static func activate(_ option: String?) throws {
+        guard let path = option ?? StandardStreams.processEnvironment("PRINTBRIDGE_CONFIG") else { return }
+        do {
+            let file = try load(path: path)
+            current.withLock { $0 = file }
+        } catch {
+            StandardStreams.err("printbridge: config file \(error)")
+            throw ExitCodes.config
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimming(_ character: Character) -> String {
+        String(drop { $0 == character }.reversed().drop { $0 == character }.reversed())
+    }
+}
+
+/// `--config FILE`, shared by the commands that read settings.
+struct ConfigOption: ParsableArguments {
+    @Option(name: .long, help: "Settings file (flat YAML; environment variables win). Default: $PRINTBRIDGE_CONFIG.")
+    var config: String?
+
+    func activate() throws { try ConfigFile.activate(config) }
+}

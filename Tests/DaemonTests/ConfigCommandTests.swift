@@ -1,0 +1,157 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The settings file, its precedence under the environment, secrets from
+/// files and systemd credentials, and `printbridge check-config`.
+@Suite(.serialized) struct ConfigCommandTests {
+    let directory: String
+    let apns: MockAPNsServer
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "printbridge-config-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
+        apns = try MockAPNsServer()  // for its generated test keys only
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = directory + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// check-config with a clean environment apart from `environment`.
+    func check(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> CommandRunner.Result {
+        var clean: [String: String] = [:]
+        for name in ["HA_URL", "HA_TOKEN", "HA_TOKEN_FILE", "API_TOKEN", "API_TOKEN_FILE", "APNS_TEAM_ID", "APNS_KEY_ID",
+                     "APNS_KEY_PATH", "APNS_BUNDLE_ID", "LOG_LEVEL", "LOG_FORMAT", "PRINTBRIDGE_CONFIG", "CREDENTIALS_DIRECTORY"] {
+            clean[name] = ""
+        }
+        clean["STATE_DIR"] = directory + "/state"
+        return try CommandRunner.run(["check-config"] + arguments, environment: clean.merging(environment) { $1 })
+    }
+
+    @Test func theEnvironmentWinsOverTheFile() throws {
+        let config = try write("precedence.yaml", """
+            # PrintBridge settings
+            ha_url: http://127.0.0.1:8123   # the file's HA
+            ha_token: from-the-file
+            log_level: debug
+            api_listen: off
+            """)
+        let fileOnly = try check(["--config", config, "--dry-run"])
+        #expect(fileOnly.status == 0, "\(fileOnly.stderr)")
+        #expect(fileOnly.stdout.contains("log_level: debug  # from file"))
+        #expect(fileOnly.stdout.contains("home assistant: ws://127.0.0.1:8123/api/websocket"))
+        let overridden = try check(
+            ["--config", config, "--dry-run"], environment: ["LOG_LEVEL": "warning", "HA_URL": "ws://[::1]:9000/api/websocket"])
+        #expect(overridden.status == 0, "\(overridden.stderr)")
+        #expect(overridden.stdout.contains("log_level: warning  # from environment"))
+        #expect(overridden.stdout.contains("home assistant: ws://[::1]:9000/api/websocket"))
+        // PRINTBRIDGE_CONFIG names the file when --config does not.
+        let byVariable = try check(["--dry-run"], environment: ["PRINTBRIDGE_CONFIG": config])
+        #expect(byVariable.status == 0 && byVariable.stdout.contains("config file: \(config)"))
+    }
+
+    @Test func secretsComeFromFilesAndAreNeverPrinted() throws {
+        let haToken = "ha-secret-4f1c2d9e", apiToken = "api-secret-77ab0c"
+        let tokenFile = try write("ha-token", haToken + "\n")
+        let config = try write("secrets.yaml", """
+            ha_url: https://ha.example.test:8123
+            ha_token_file: \(tokenFile)
+            api_token: "\(apiToken)"
+            """)
+        let result = try check(["--config", config], environment: apns.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("api_token: <redacted>  # from file"))
+        #expect(result.stdout.contains("apns: sandbox, key \(MockAPNsServer.keyID) parses as P-256"))
+        for secret in [haToken, apiToken, try String(contentsOfFile: apns.keyPath, encoding: .utf8)] {
+            #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
+        }
+        // An unreadable token file is named, with nothing of its contents.
+        let missing = try write("missing.yaml", "ha_url: http://127.0.0.1:8123\nha_token_file: \(directory)/nope\n")
+        let failed = try check(["--config", missing, "--dry-run", "--no-api-auth"])
+        #expect(failed.status == 78)
+        #expect(failed.stderr.contains("HA_TOKEN_FILE \(directory)/nope cannot be read"))
+    }
+
+    @Test func systemdCredentialsAreUsedWhenNoPathIsSet() throws {
+        let credentials = directory + "/credentials"
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        try "ha-cred-token\n".write(toFile: credentials + "/ha-token", atomically: true, encoding: .utf8)
+        try "api-cred-token\n".write(toFile: credentials + "/api-token", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(atPath: apns.keyPath, toPath: credentials + "/apns-key.p8")
+        var environment = apns.environment
+        environment["APNS_KEY_PATH"] = ""
+        environment["HA_URL"] = "http://127.0.0.1:8123"
+        environment["CREDENTIALS_DIRECTORY"] = credentials
+        let result = try check(environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("ha_token_file: \(credentials)/ha-token  # from systemd credentials"))
+        #expect(result.stdout.contains("apns_key_path: \(credentials)/apns-key.p8  # from systemd credentials"))
+        #expect(!result.stdout.contains("cred-token"))
+    }
+
+    @Test(arguments: [
+        ("ha_url: http://h:8123\n  api_listen: off\n", 2, "unexpected indentation"),
+        ("- ha_url: http://h:8123\n", 1, "a list is not a setting"),
+        ("# comment\nha_ulr: http://h:8123\n", 2, "unknown setting \"ha_ulr\""),
+        ("log_level: info\nlog_level: debug\n", 2, "\"log_level\" is set twice"),
+        ("ha_url: \"http://h:8123\n", 1, "missing closing quote"),
+        ("ha_url http://h:8123\n", 1, "expected `key: value`"),
+        ("ha_url:\thttp://h:8123\n", 1, "tabs are not allowed"),
+        ("ha_url:\n", 1, "\"ha_url\" has no value"),
+        ("milestones: [25, 50]\n", 1, "quote a value starting with ["),
+    ])
+    func aBadFileNamesPathLineAndReason(text: String, line: Int, reason: String) throws {
+        let path = try write("bad-\(line)-\(abs(reason.hashValue)).yaml", text)
+        let result = try check(["--config", path, "--dry-run"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("config file \(path):\(line): \(reason)"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func anUnreadableFileAndRunRefuseToStart() throws {
+        let result = try check(["--config", directory + "/absent.yaml"])
+        #expect(result.status == 78 && result.stderr.contains("config file \(directory)/absent.yaml: cannot be read"))
+        // `run` reads the same file and stops on the same error, before connecting anywhere.
+        let bad = try write("run-bad.yaml", "ha_url: http://127.0.0.1:1\nbogus: 1\n")
+        let run = try CommandRunner.run(["run", "--dry-run", "--config", bad], environment: ["STATE_DIR": directory + "/state"])
+        #expect(run.status == 78 && run.stderr.contains("run-bad.yaml:2: unknown setting \"bogus\""))
+    }
+
+    @Test func everyOfflineProblemIsReported() throws {
+        let notADirectory = try write("state-file", "")
+        let config = try write("problems.yaml", """
+            ha_url: ftp://h:8123
+            log_level: loud
+            ha_ping_interval: soon
+            api_listen: nowhere
+            milestones: 25,fifty
+            """)
+        var environment = apns.environment
+        environment["APNS_KEY_PATH"] = apns.workdir + "/bad-rsa.p8"
+        environment["STATE_DIR"] = notADirectory
+        let result = try check(["--config", config], environment: environment)
+        #expect(result.status == 78)
+        for expected in [
+            "LOG_LEVEL must be one of", "HA_PING_INTERVAL must be a positive number", "API_LISTEN must be host:port",
+            "milestones must be whole percentages", "RSA-2048 key", "state directory \(notADirectory) is not writable",
+            "problem(s) in the configuration",
+        ] {
+            #expect(result.stderr.contains(expected), "\(expected) missing from: \(result.stderr)")
+        }
+        #expect(result.stderr.contains("ftp"), "the bad HA_URL is named: \(result.stderr)")
+        #expect(!result.stdout.contains("configuration OK"))
+    }
+}
+
+extension ConfigCommandTests {
+    @Test func theDeployedExampleIsValid() throws {
+        let example = CommandRunner.repositoryRoot(from: #filePath) + "/Deploy/printbridge.example.yaml"
+        let result = try check(["--config", example, "--dry-run"], environment: ["HA_TOKEN": "t", "API_TOKEN": "a"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("ha_url: http://homeassistant.local:8123  # from file"))
+        #expect(result.stdout.contains("configuration OK"))
+    }
+}

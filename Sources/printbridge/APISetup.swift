@@ -11,6 +11,8 @@ enum APISetup {
     final class Shared: Sendable {
         /// Set by the API when devices change; the loop reloads them.
         let devicesChanged = Mutex(false)
+        /// Set by SIGHUP: re-read the settings file.
+        let settingsReload = Mutex(false)
         /// The printers as JSON, refreshed by the loop when a printer changes.
         let printersJSON = Mutex("[]")
     }

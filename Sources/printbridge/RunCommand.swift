@@ -111,7 +111,10 @@ struct RunCommand: AsyncParsableCommand {
         // SIGHUP: reload the devices from the store.
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        hangup.setEventHandler { shared.devicesChanged.withLock { $0 = true } }
+        hangup.setEventHandler {
+            shared.settingsReload.withLock { $0 = true }
+            shared.devicesChanged.withLock { $0 = true }
+        }
         hangup.resume()
         defer { hangup.cancel() }
         var storeVersion = (try? store.dataVersion()) ?? 0
@@ -150,6 +153,11 @@ struct RunCommand: AsyncParsableCommand {
             }
             for await event in link.events {
                 // Devices registered or changed through the API since the last event.
+                if shared.settingsReload.withLock({ asked in defer { asked = false }; return asked }) {
+                    if let configuration = SettingsReload.reread(planner: pipeline.planner.configuration, logger: logger) {
+                        pipeline.reconfigure(configuration)
+                    }
+                }
                 if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
                     do {
                         pipeline.devices = try store.devices()

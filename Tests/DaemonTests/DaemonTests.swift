@@ -539,6 +539,29 @@ import FoundationNetworking
         #expect(ha.stats()["connections"] == 1, "the HA connection stays up")
         #expect(agent.stop() == 0)
     }
+
+    /// SIGHUP re-reads the settings file: notification settings apply, the
+    /// rest is named for a restart, a broken file keeps the old settings.
+    @Test func sighupRereadsTheSettingsFile() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "30"])
+        let path = NSTemporaryDirectory() + "printbridge-reload-\(UUID().uuidString.prefix(8)).yaml"
+        try "milestones: 50\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["PRINTBRIDGE_CONFIG": path])
+        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        try "milestones: 10,90\nlive_activity_interval: 12\nha_ping_interval: 5\n".write(toFile: path, atomically: true, encoding: .utf8)
+        kill(agent.process.processIdentifier, SIGHUP)
+        #expect(agent.wait(upTo: 5) { agent.log.contains("milestones 10,90, live activity interval 12.0 s") })
+        #expect(agent.log.contains("HA_PING_INTERVAL changed in the settings file; restart printbridge to apply it"))
+        #expect(!agent.log.contains("MILESTONES changed"))
+        try "milestones: 10,90\n  nested: 1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        kill(agent.process.processIdentifier, SIGHUP)
+        #expect(agent.wait(upTo: 5) { agent.log.contains("settings file not re-read, keeping the previous settings") })
+        #expect(agent.log.contains("\(path):2: unexpected indentation"))
+        #expect(agent.process.isRunning)
+        #expect(ha.stats()["connections"] == 1, "the HA connection stays up")
+        #expect(agent.stop() == 0)
+    }
 }
 
 @Suite struct ShutdownTests {

@@ -112,6 +112,12 @@ public struct PrinterPipeline: Sendable {
     /// When the next scheduled push (a throttled Live Activity update) is due.
     public var nextDue: EpochTime? { planner.nextDue }
 
+    /// New notification settings (a settings reload); what each printer was
+    /// last notified of is kept, so nothing is repeated.
+    public mutating func reconfigure(_ configuration: PlannerConfiguration) {
+        planner.configuration = configuration
+    }
+
     /// Sends the scheduled pushes due at or before `time`. The daemon calls
     /// this from a timer; replay calls it before each message with the
     /// message's time, and with `.distantFuture` at the end.

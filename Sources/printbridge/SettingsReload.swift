@@ -1,0 +1,54 @@
+import Logging
+import PrintBridgeCore
+
+/// SIGHUP for `run`: the settings file is read again without touching the
+/// HA connection. What and when to notify (MILESTONES,
+/// LIVE_ACTIVITY_INTERVAL) applies at once; settings that belong to a
+/// connection or the API are named in a warning, to apply at the next restart.
+enum SettingsReload {
+    static let appliedLive: Set<String> = ["MILESTONES", "LIVE_ACTIVITY_INTERVAL"]
+
+    /// The new planner settings, or nil (kept as they were) when there is no
+    /// file or it is bad; either way one log line says what happened.
+    static func reread(planner current: PlannerConfiguration, logger: Logger) -> PlannerConfiguration? {
+        guard let previous = ConfigFile.current.withLock({ $0 }) else {
+            logger.info("SIGHUP: no settings file in use (--config / PRINTBRIDGE_CONFIG); devices re-read")
+            return nil
+        }
+        let before = effectiveSettings()
+        let file: ConfigFile
+        do { file = try ConfigFile.load(path: previous.path) } catch {
+            logger.error("settings file not re-read, keeping the previous settings: \(error)", metadata: ["config.path": "\(previous.path)"])
+            return nil
+        }
+        ConfigFile.current.withLock { $0 = file }
+        let configuration: PlannerConfiguration
+        do {
+            configuration = try ReplayCommand.plannerConfiguration(
+                bundleID: current.bundleID, milestones: nil, liveActivityInterval: nil)
+        } catch {
+            ConfigFile.current.withLock { $0 = previous }
+            logger.error("settings file not re-read, keeping the previous settings: a value is invalid (see stderr)",
+                         metadata: ["config.path": "\(previous.path)"])
+            return nil
+        }
+        let after = effectiveSettings()
+        let changed = ConfigFile.settings.map(\.name).filter { before[$0] != after[$0] }
+        for name in changed where !appliedLive.contains(name) {
+            logger.warning("\(name) changed in the settings file; restart printbridge to apply it",
+                           metadata: ["config.setting": "\(name.lowercased())"])
+        }
+        let milestones = configuration.milestones.map(String.init).joined(separator: ",")
+        logger.info(
+            "settings re-read from \(file.path): milestones \(milestones), live activity interval \(configuration.liveActivityInterval) s",
+            metadata: ["config.path": "\(file.path)", "config.changed": "\(changed.map { $0.lowercased() }.joined(separator: ","))"])
+        return configuration
+    }
+
+    /// Every setting's value as the agent sees it now (for comparison only; never logged).
+    private static func effectiveSettings() -> [String: String] {
+        var values: [String: String] = [:]
+        for setting in ConfigFile.settings { values[setting.name] = StandardStreams.environment(setting.name) }
+        return values
+    }
+}

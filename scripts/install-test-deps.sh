@@ -4,10 +4,12 @@
 # (Tests/DaemonTests/MockHA) Python with websockets. Installs them if missing.
 set -euo pipefail
 run() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-# jq runs the HA add-on's run.sh; systemd-analyze verifies the systemd unit.
+# jq runs the HA add-on's run.sh; systemd-analyze verifies the systemd unit
+# (whose ExecReload needs /bin/kill, from procps).
 missing=()
 command -v jq >/dev/null || missing+=(jq)
 command -v systemd-analyze >/dev/null || missing+=(systemd)
+[ -x /bin/kill ] || missing+=(procps)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   run apt-get update -qq && run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

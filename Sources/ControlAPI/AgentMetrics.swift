@@ -16,6 +16,8 @@ public final class AgentMetrics: Sendable {
         var printers = 0
         var devices = 0
         var lastEvent: Double?
+        /// APNs as the last push found it: nil before any push.
+        var apnsReachable: Bool?
     }
 
     struct PushKey: Hashable {
@@ -95,6 +97,11 @@ public final class AgentMetrics: Sendable {
         let key = PushKey(type: push.kind.rawValue, event: push.event.rawValue, outcome: outcome, reason: reason)
         state.withLock {
             $0.pushes[key, default: 0] += 1
+            switch outcome {
+            case "delivered", "rejected": $0.apnsReachable = true  // APNs answered
+            case "gave_up": $0.apnsReachable = false
+            default: break
+            }
             if let apnsSeconds { $0.apnsDurations.observe(apnsSeconds) }
         }
     }
@@ -111,6 +118,7 @@ public final class AgentMetrics: Sendable {
                 ("ha", JSONText.quoted(state.haConnected ? "connected" : "disconnected")),
                 ("haDisconnectedSeconds", state.haConnected ? "0" : String(Int(away))),
                 ("apns", JSONText.quoted(apnsMode)),
+                ("apnsLastPush", JSONText.quoted(state.apnsReachable.map { $0 ? "answered" : "gave_up" } ?? "none")),
             ])
             return (healthy ? 200 : 503, body)
         }

@@ -540,6 +540,18 @@ import FoundationNetworking
         #expect(agent.stop() == 0)
     }
 
+    /// MILESTONES (an add-on option too) chooses the progress alerts `run` sends.
+    @Test func milestonesSettingAppliesToRun() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["MILESTONES": "50"])
+        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.alerts == ["ab started", "ab milestone", "ab complete"])
+        let milestone = try #require(agent.pushes.first { $0["event"] as? String == "milestone" })
+        #expect("\(milestone)".contains("50% Complete"), "\(milestone)")
+        #expect(agent.stop() == 0)
+    }
+
     /// SIGHUP re-reads the settings file: notification settings apply, the
     /// rest is named for a restart, a broken file keeps the old settings.
     @Test func sighupRereadsTheSettingsFile() throws {

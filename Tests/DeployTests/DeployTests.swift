@@ -8,22 +8,7 @@ import Testing
     static let root = CommandRunner.repositoryRoot(from: #filePath)
 
     func shell(_ command: String, environment: [String: String] = [:]) throws -> CommandRunner.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", command]
-        process.currentDirectoryURL = URL(fileURLWithPath: Self.root)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandRunner.Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        try CommandRunner.execute("/bin/bash", ["-c", command], environment: environment, directory: Self.root)
     }
 
     static func temporaryDirectory() -> String {

@@ -41,10 +41,18 @@ public enum CommandRunner {
     {
         let root = repositoryRoot(from: filePath)
         guard let binary = binary(repositoryRoot: root) else { throw NotFound() }
+        return try execute(binary, arguments, environment: environment, directory: root)
+    }
+
+    /// Runs any program to its end, with this process's environment plus
+    /// `environment`, and returns what it printed.
+    public static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String)
+        throws -> Result
+    {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         // stdout through a pipe; stderr into a file, so neither can fill up and block.
         let out = Pipe()

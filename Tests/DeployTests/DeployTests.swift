@@ -101,3 +101,71 @@ import Testing
         #expect(try shell("Deploy/install.sh --bogus").status == 64)
     }
 }
+
+/// What a user types first: `--help` for every command, `--version`, and the
+/// exit codes, documented in the top-level help.
+@Suite struct CommandHelpTests {
+    static let commands = [
+        ["run"], ["replay"], ["record"], ["send-test"], ["check-config"],
+        ["devices"], ["devices", "list"], ["devices", "add"], ["devices", "remove"], ["devices", "prefs"],
+    ]
+
+    @Test(arguments: commands)
+    func everyCommandHasHelp(command: [String]) throws {
+        let result = try CommandRunner.run(command + ["--help"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("USAGE: printbridge \(command.joined(separator: " "))"))
+        #expect(result.stdout.contains("-h, --help"))
+    }
+
+    @Test func versionAndExitCodes() throws {
+        let version = try CommandRunner.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("printbridge 0."))
+        #expect(version.stdout.contains("libwebsockets") && version.stdout.contains("libcurl"))
+        let help = try CommandRunner.run(["--help"])
+        for code in ["0 ok", "64 usage error", "66 ", "69 ", "73 ", "78 configuration error"] {
+            #expect(help.stdout.contains(code), "exit code \(code) is documented")
+        }
+        for command in Self.commands where command.count == 1 {
+            #expect(help.stdout.contains("  \(command[0]) "), "\(command[0]) is listed")
+        }
+        #expect(try CommandRunner.run(["run", "--no-such-flag"]).status == 64)
+    }
+}
+
+/// The images' runtime stage installs the runtime package of every -dev
+/// package the build stage compiles against (checked with dpkg, which knows
+/// what each -dev package depends on).
+@Suite struct DockerfileTests {
+    static func packages(after marker: String, in text: String) -> [String] {
+        guard let range = text.range(of: marker) else { return [] }
+        var words: [String] = []
+        for line in text[range.upperBound...].split(separator: "\n") {
+            words += line.split(separator: " ").map(String.init).filter { $0 != "\\" && !$0.hasPrefix("&&") }
+            if !line.hasSuffix("\\") { break }
+        }
+        return words.filter { !$0.hasPrefix("-") && $0 != "&&" }
+    }
+
+    @Test(arguments: ["Deploy/docker/Dockerfile", "Deploy/homeassistant-addon/printbridge/Dockerfile"])
+    func runtimeStageHasTheLibrariesTheBuildLinks(path: String) throws {
+        let text = try String(contentsOfFile: DeployTests.root + "/" + path, encoding: .utf8)
+        let stages = text.components(separatedBy: "\nFROM ")
+        #expect(stages.count == 3, "a build stage and a runtime stage")
+        let build = Self.packages(after: "apt-get install -y --no-install-recommends", in: stages[1])
+        let runtime = Set(Self.packages(after: "apt-get install -y --no-install-recommends", in: stages[2]))
+        let developmentPackages = build.filter { $0.hasSuffix("-dev") }
+        #expect(developmentPackages.count == 4)
+        for package in developmentPackages {
+            let depends = try CommandRunner.execute(
+                "/usr/bin/dpkg-query", ["-W", "-f=${Depends}", package], directory: DeployTests.root)
+            #expect(depends.status == 0, "\(package) is installed here (scripts/install-deps.sh)")
+            let libraries = depends.stdout.split(separator: ",").map {
+                String($0.trimmingCharacters(in: .whitespaces).prefix { $0 != " " && $0 != ":" })
+            }
+            #expect(libraries.contains { runtime.contains($0) }, "\(package) needs one of \(libraries); runtime has \(runtime)")
+        }
+        #expect(runtime.contains("ca-certificates"), "HA over https and APNs need the CA store")
+    }
+}

@@ -24,13 +24,7 @@ enum APNsSetup {
     }
 
     /// The APNS_* settings, from the environment or the config file.
-    static func settings() -> [String: String] {
-        var values: [String: String] = [:]
-        for setting in ConfigFile.settings where setting.name.hasPrefix("APNS_") {
-            values[setting.name] = StandardStreams.environment(setting.name)
-        }
-        return values
-    }
+    static func settings() -> [String: String] { ConfigFile.effectiveValues { $0.hasPrefix("APNS_") } }
 
     /// The default reaction to a refused token outside the daemon: say so.
     static let reportRejection: APNsSender.TokenRejection = { push, action, reason in

@@ -73,7 +73,7 @@ struct CheckConfigCommand: ParsableCommand {
                 StandardStreams.out("api: off")
             }
         }
-        let apnsSet = ConfigFile.settings.contains { $0.name.hasPrefix("APNS_") && $0.name != "APNS_BUNDLE_ID" && StandardStreams.environment($0.name) != nil }
+        let apnsSet = !APNsSetup.settings().keys.filter { $0 != "APNS_BUNDLE_ID" }.isEmpty
         if dryRun && !apnsSet {
             StandardStreams.out("apns: not configured (dry run)")
         } else {

@@ -44,6 +44,14 @@ struct ConfigFile: Sendable {
         .init(name: "HEALTH_HA_GRACE", secret: false, help: "seconds HA may be away before /healthz is 503 (60)"),
     ]
 
+    /// The value of every setting (those `include` picks) as the agent sees
+    /// it now: environment, else file, else systemd credentials.
+    static func effectiveValues(_ include: (String) -> Bool = { _ in true }) -> [String: String] {
+        var values: [String: String] = [:]
+        for setting in settings where include(setting.name) { values[setting.name] = StandardStreams.environment(setting.name) }
+        return values
+    }
+
     /// A problem in the file, with where it is.
     struct ParseError: Error, CustomStringConvertible {
         let path: String

@@ -15,7 +15,7 @@ enum SettingsReload {
             logger.info("SIGHUP: no settings file in use (--config / PRINTBRIDGE_CONFIG); devices re-read")
             return nil
         }
-        let before = effectiveSettings()
+        let before = ConfigFile.effectiveValues()
         let file: ConfigFile
         do { file = try ConfigFile.load(path: previous.path) } catch {
             logger.error("settings file not re-read, keeping the previous settings: \(error)", metadata: ["config.path": "\(previous.path)"])
@@ -32,7 +32,7 @@ enum SettingsReload {
                          metadata: ["config.path": "\(previous.path)"])
             return nil
         }
-        let after = effectiveSettings()
+        let after = ConfigFile.effectiveValues()
         let changed = ConfigFile.settings.map(\.name).filter { before[$0] != after[$0] }
         for name in changed where !appliedLive.contains(name) {
             logger.warning("\(name) changed in the settings file; restart printbridge to apply it",
@@ -43,12 +43,5 @@ enum SettingsReload {
             "settings re-read from \(file.path): milestones \(milestones), live activity interval \(configuration.liveActivityInterval) s",
             metadata: ["config.path": "\(file.path)", "config.changed": "\(changed.map { $0.lowercased() }.joined(separator: ","))"])
         return configuration
-    }
-
-    /// Every setting's value as the agent sees it now (for comparison only; never logged).
-    private static func effectiveSettings() -> [String: String] {
-        var values: [String: String] = [:]
-        for setting in ConfigFile.settings { values[setting.name] = StandardStreams.environment(setting.name) }
-        return values
     }
 }

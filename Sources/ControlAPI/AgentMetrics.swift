@@ -20,11 +20,15 @@ public final class AgentMetrics: Sendable {
         var apnsReachable: Bool?
     }
 
-    struct PushKey: Hashable {
+    struct PushKey: Hashable, Comparable {
         var type: String
         var event: String
         var outcome: String
         var reason: String
+
+        static func < (a: PushKey, b: PushKey) -> Bool {
+            (a.type, a.event, a.outcome, a.reason) < (b.type, b.event, b.outcome, b.reason)
+        }
     }
 
     struct Histogram {
@@ -145,7 +149,7 @@ public final class AgentMetrics: Sendable {
             metric("printbridge_ha_events_matched_total", "counter", "Updates of printer entities.",
                    [("", String(state.eventsMatched))])
             metric("printbridge_pushes_total", "counter", "Pushes by type, event, outcome and APNs reason.",
-                   state.pushes.sorted { "\($0.key)" < "\($1.key)" }.map { key, count in
+                   state.pushes.sorted { $0.key < $1.key }.map { key, count in
                        (label([("type", key.type), ("event", key.event), ("outcome", key.outcome), ("reason", key.reason)]), String(count))
                    })
             var buckets: [(String, String)] = []

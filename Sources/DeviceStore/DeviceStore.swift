@@ -19,6 +19,7 @@ public final class DeviceStore: @unchecked Sendable {
     let database: SQLiteDatabase
     private let lock = Mutex(())
     let clock: any EpochClock
+    private let walSync: WALSync
     public let path: String
 
     public static let fileName = "printbridge.sqlite3"
@@ -35,10 +36,14 @@ public final class DeviceStore: @unchecked Sendable {
         }
         path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
         self.clock = clock
+        walSync = WALSync(databasePath: path)
         do throws(SQLiteDatabase.Error) {
             database = try SQLiteDatabase(path: path)
-            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+            // NORMAL: commits are not fsynced inline (see WALSync), and SQLite
+            // still syncs the WAL before each checkpoint.
+            try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
             try migrate()
+            walSync.schedule()
         } catch {
             throw Error(description: error.description)
         }
@@ -80,8 +85,14 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
+    deinit {
+        walSync.syncNow()
+    }
+
     func run<T>(_ body: () throws(SQLiteDatabase.Error) -> T) throws(Error) -> T {
         let result: Result<T, SQLiteDatabase.Error> = lock.withLock { _ in
+            let changesBefore = database.totalChanges
+            defer { if database.totalChanges != changesBefore { walSync.schedule() } }
             do throws(SQLiteDatabase.Error) { return .success(try body()) } catch { return .failure(error) }
         }
         switch result {

@@ -23,6 +23,7 @@ final class SQLiteDatabase {
     }
 
     deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
     }
 
@@ -38,13 +39,36 @@ final class SQLiteDatabase {
 
     var lastError: String { String(cString: sqlite3_errmsg(handle)) }
 
+    /// Prepared statements by their SQL, reused: the store runs the same few
+    /// statements for every HA event, and parsing them each time cost more
+    /// than running them. Bounded; statements beyond the bound are one-off.
+    private var statements: [String: OpaquePointer] = [:]
+    private static let statementCacheLimit = 64
+
     /// Runs one statement with `bindings`, calling `row` for each result row.
     func query(_ sql: String, _ bindings: [Value] = [], row: ((Row) -> Void)? = nil) throws(Error) {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw Error(description: "\(lastError) in: \(sql)")
+        let cached = statements[sql]
+        let statement: OpaquePointer
+        if let cached {
+            statement = cached
+        } else {
+            var prepared: OpaquePointer?
+            let keep = statements.count < Self.statementCacheLimit
+            let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+            guard sqlite3_prepare_v3(handle, sql, -1, flags, &prepared, nil) == SQLITE_OK, let prepared else {
+                throw Error(description: "\(lastError) in: \(sql)")
+            }
+            statement = prepared
+            if keep { statements[sql] = prepared }
         }
-        defer { sqlite3_finalize(statement) }
+        defer {
+            if statements[sql] == statement {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
+            } else {
+                sqlite3_finalize(statement)
+            }
+        }
         for (index, value) in bindings.enumerated() {
             let position = Int32(index + 1)
             switch value {
@@ -65,18 +89,21 @@ final class SQLiteDatabase {
 
     /// Runs `body` in one transaction: all of it or none of it.
     func transaction<T>(_ body: () throws(Error) -> T) throws(Error) -> T {
-        try execute("BEGIN IMMEDIATE")
+        try query("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try query("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? query("ROLLBACK")
             throw error
         }
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Rows changed by this connection since it opened: a write happened when it moves.
+    var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
 
     enum Value {
         case null

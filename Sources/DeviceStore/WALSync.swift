@@ -1,0 +1,53 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Makes the store's recent commits survive a power loss, off the hot path.
+///
+/// The store runs SQLite in WAL mode with `synchronous = NORMAL`: a commit is
+/// written to the WAL (so it survives PrintBridge crashing or being killed)
+/// but not fsynced, which keeps an fsync out of the way between an HA event
+/// and its push. This schedules one `fdatasync` of the WAL shortly after
+/// commits, on a background queue, so at most `delay` seconds (plus the sync
+/// itself) of commits are exposed to a power loss.
+final class WALSync: Sendable {
+    private let walPath: String
+    private let delay: Double
+    private let pending = Mutex(false)
+    private let queue = DispatchQueue(label: "printbridge.store.walsync")
+
+    init(databasePath: String, delay: Double = 0.05) {
+        walPath = databasePath + "-wal"
+        self.delay = delay
+    }
+
+    /// Asks for a sync soon; commits until it runs share it.
+    func schedule() {
+        let first = pending.withLock { scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard first else { return }
+        queue.asyncAfter(deadline: .now() + delay) { [self] in
+            pending.withLock { $0 = false }
+            syncWAL()
+        }
+    }
+
+    /// Syncs now on the calling thread (on close): waits for a scheduled sync too.
+    func syncNow() {
+        queue.sync { syncWAL() }
+    }
+
+    /// fsync is per file, not per descriptor: syncing our own descriptor of
+    /// the WAL flushes what SQLite's connection wrote to it.
+    private func syncWAL() {
+        let descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }  // no WAL (yet, or checkpointed away): nothing to sync
+        fdatasync(descriptor)
+        close(descriptor)
+    }
+}

@@ -137,7 +137,10 @@ struct RunCommand: AsyncParsableCommand {
                 for push in output.pushes {
                     if let sender {
                         pending.count.withLock { $0 += 1 }
-                        inFlight.addTask {
+                        // Immediate: the request reaches the APNs thread from
+                        // here, without first waiting for another thread to
+                        // pick the task up.
+                        inFlight.addImmediateTask {
                             let started = SystemClock().now()
                             let outcome = await sender.send(push)
                             metrics.push(push, outcome: outcome.name, reason: Self.metricReason(outcome),

@@ -182,8 +182,8 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         }
         let userData = Unmanaged.passUnretained(transfer).toOpaque()
         _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_URL, request.url)
-        _ = pb_curl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
-        _ = pb_curl_easy_setopt_long(handle, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)

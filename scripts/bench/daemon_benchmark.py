@@ -69,30 +69,44 @@ def main():
     apns_log = os.path.join(work, "apns-requests.log")
     ha_log = os.path.join(work, "ha-sent.log")
     processes = []
+    # On 2+ cores the load generators (both mocks, tcpdump) share CPU 0 and the
+    # agent gets CPU 1, so the figures are the agent's, not the Python mocks'
+    # scheduling (as in apns_benchmark.py).
+    pin_mocks, pin_agent = [], []
+    if (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
+        pin_mocks, pin_agent = ["taskset", "-c", "0"], ["taskset", "-c", "1"]
     try:
-        apns, apns_port = start([sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"), "--bundle-id",
+        apns, apns_port = start(pin_mocks + [sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"), "--bundle-id",
                                  BUNDLE, "--benchmark", "--log-requests", apns_log])
         processes.append(apns)
         env = dict(os.environ, APNS_TEAM_ID="TEAMID1234", APNS_KEY_ID="KEYID56789", APNS_BUNDLE_ID=BUNDLE,
                    APNS_KEY_PATH=os.path.join(work, "apns", "AuthKey_TEST.p8"),
                    APNS_BASE_URL=f"https://127.0.0.1:{apns_port}", APNS_CA_FILE=os.path.join(work, "apns", "ca.pem"),
-                   HA_TOKEN="bench-token")
+                   HA_TOKEN="bench-token", API_TOKEN="bench-api-token", API_LISTEN="127.0.0.1:0")
+
+        def start_agent(phase, ha_port):
+            """`run` as deployed (API on, device store), with its own state directory per phase."""
+            state = os.path.join(work, "state-" + phase)
+            os.makedirs(state)
+            agent = subprocess.Popen(pin_agent + [args.binary, "run", "--devices", devices],
+                                     env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}", STATE_DIR=state),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            processes.append(agent)
+            return agent
 
         # 1. Latency.
-        ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token",
+        ha, ha_port = start(pin_mocks + [sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token",
                              "--bench-latency", str(args.events), "--bench-log", ha_log])
         processes.append(ha)
         capture = None
         pcap = os.path.join(work, "latency.pcap")
         if shutil.which("tcpdump"):
-            capture = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "-s", "4096", "-w", pcap, "-j", "host",
+            capture = subprocess.Popen(pin_mocks + ["tcpdump", "-i", "lo", "-U", "-s", "4096", "-w", pcap, "-j", "host",
                                         f"tcp port {ha_port} or tcp port {apns_port}"],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             processes.append(capture)
             time.sleep(1)
-        agent = subprocess.Popen([args.binary, "run", "--devices", devices], env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}"),
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        processes.append(agent)
+        agent = start_agent("latency", ha_port)
         deadline = time.time() + 60 + args.events * 0.02
         received = {}
         while time.time() < deadline:
@@ -121,11 +135,9 @@ def main():
         ha.terminate()
 
         # 2. Footprint: idle, then under load.
-        ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token"])
+        ha, ha_port = start(pin_mocks + [sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token"])
         processes.append(ha)
-        agent = subprocess.Popen([args.binary, "run", "--devices", devices], env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}"),
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        processes.append(agent)
+        agent = start_agent("idle", ha_port)
         time.sleep(3)
         cpu0, _ = proc_stats(agent.pid)
         time.sleep(args.idle)
@@ -135,12 +147,10 @@ def main():
         ha.stdin.close()
         ha.terminate()
 
-        ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token",
+        ha, ha_port = start(pin_mocks + [sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench-token",
                              "--bench-load", str(args.load)])
         processes.append(ha)
-        agent = subprocess.Popen([args.binary, "run", "--devices", devices], env=dict(env, HA_URL=f"http://127.0.0.1:{ha_port}"),
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        processes.append(agent)
+        agent = start_agent("load", ha_port)
         time.sleep(2)
         cpu2, _ = proc_stats(agent.pid)
         time.sleep(args.load - 1)
@@ -163,6 +173,8 @@ def main():
               f"(target p99 < 2 ms): {'met' if p99 < 2 else 'NOT met'}")
 
     print(f"latency from an HA frame that should alert to the APNs request ({args.events} alerts, 5 ms apart):")
+    if pin_agent:
+        print("  (mocks and capture pinned to CPU 0, the agent to CPU 1)")
     report("on the wire (loopback capture: frame in, request out)", wire)
     report("between the mocks (Python send call to h2 request parsed)", latencies)
     idle_cpu = 100 * (cpu1 - cpu0) / args.idle

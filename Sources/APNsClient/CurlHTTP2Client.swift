@@ -171,7 +171,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     }
 
     private func start(_ submission: Submission) {
-        guard let handle = idleHandles.popLast() ?? curl_easy_init() else {
+        guard let handle = idleHandles.popLast() ?? newHandle() else {
             submission.continuation.resume(throwing: HTTP2TransportError(code: -2, message: "curl_easy_init failed"))
             return
         }
@@ -180,8 +180,25 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         for (name, value) in request.headers {
             transfer.headerList = curl_slist_append(transfer.headerList, "\(name): \(value)")
         }
+        // Per request: the URL, headers, body and where the answer goes. The
+        // rest was set once when the handle was made (`newHandle`).
         let userData = Unmanaged.passUnretained(transfer).toOpaque()
         _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_URL, request.url)
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, transfer.headerList)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+        request.body.withUnsafeBytes { _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, userData)
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, userData)
+        transfer.errorBuffer.withUnsafeMutableBufferPointer {
+            _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, $0.baseAddress)
+        }
+        transfers[handle] = transfer
+        curl_multi_add_handle(multi, handle)
+    }
+
+    /// An easy handle with the options every request shares.
+    private func newHandle() -> UnsafeMutableRawPointer? {
+        guard let handle = curl_easy_init() else { return nil }
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
@@ -190,29 +207,20 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.requestTimeout * 1000))
         if let caFile = options.caFile { _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_CAINFO, caFile) }
-        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, transfer.headerList)
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_POST, 1)
-        _ = pb_curl_easy_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
-        request.body.withUnsafeBytes { _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
         _ = pb_curl_easy_setopt_func(handle, CURLOPT_WRITEFUNCTION, { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let length = size * count
             if let data { transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
             return length
         })
-        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, userData)
         _ = pb_curl_easy_setopt_func(handle, CURLOPT_HEADERFUNCTION, { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
             let length = size * count
             if let data { transfer.addHeaderLine(UnsafeRawBufferPointer(start: data, count: length)) }
             return length
         })
-        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, userData)
-        transfer.errorBuffer.withUnsafeMutableBufferPointer {
-            _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, $0.baseAddress)
-        }
-        transfers[handle] = transfer
-        curl_multi_add_handle(multi, handle)
+        return handle
     }
 
     private func collectFinished() {
@@ -239,13 +247,18 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         }
     }
 
-    /// Keeps a finished handle for reuse (its options cleared), up to a bound.
+    /// Keeps a finished handle for reuse (its shared options kept), up to a bound.
     private func recycle(_ handle: UnsafeMutableRawPointer) {
         guard idleHandles.count < 256 else {
             curl_easy_cleanup(handle)
             return
         }
-        curl_easy_reset(handle)
+        // The shared options stay; `start` sets the per-request ones again. No
+        // pointer into the finished Transfer (freed with it) stays behind.
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, nil)
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, nil)
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, nil)
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, nil)
         idleHandles.append(handle)
     }
 }

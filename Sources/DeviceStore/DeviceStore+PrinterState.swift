@@ -26,8 +26,7 @@ extension DeviceStore {
         }
     }
 
-    /// Saves printers' states, all in one transaction: call before handing the
-    /// pushes they led to to APNs.
+    /// Saves printers' states, all in one transaction.
     public func saveNotificationStates(_ states: [String: PrinterNotificationState]) throws(Error) {
         guard !states.isEmpty else { return }
         let now = clock.now().seconds

@@ -9,17 +9,17 @@ import Glibc
 ///
 /// The store runs SQLite in WAL mode with `synchronous = NORMAL`: a commit is
 /// written to the WAL (so it survives PrintBridge crashing or being killed)
-/// but not fsynced, which keeps an fsync out of the way between an HA event
-/// and its push. This schedules one `fdatasync` of the WAL shortly after
-/// commits, on a background queue, so at most `delay` seconds (plus the sync
-/// itself) of commits are exposed to a power loss.
+/// but not fsynced inline. This schedules one `fdatasync` of the WAL `delay`
+/// seconds after commits, on a background queue, so at most that long (plus
+/// the sync itself) of commits is exposed to a power loss — the policy of
+/// Redis's `appendfsync everysec`, and few syncs for an SD card to wear on.
 final class WALSync: Sendable {
     private let walPath: String
     private let delay: Double
     private let pending = Mutex(false)
     private let queue = DispatchQueue(label: "printbridge.store.walsync")
 
-    init(databasePath: String, delay: Double = 0.05) {
+    init(databasePath: String, delay: Double = 1) {
         walPath = databasePath + "-wal"
         self.delay = delay
     }

@@ -121,18 +121,18 @@ struct RunCommand: AsyncParsableCommand {
         logger.info("connecting to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
         link.start()
 
+        let writer = StoreWriter(store: store, logger: logger)
+        defer { writer.drain() }
         await withDiscardingTaskGroup { inFlight in
             var printersChanged = 0
             let pending = InFlightCount()
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { logger.error("\(failure)") }
-                // The memory of what was sent goes to disk before the pushes go out:
-                // after a crash nothing is sent twice, and nothing missed is lost.
-                do {
-                    try store.saveNotificationStates(states.filter { output.changedPrinters.contains($0.key) })
-                    if !output.endedActivities.isEmpty { try store.removeActivityTokens(output.endedActivities) }
-                } catch {
-                    logger.error("\(error)")
+                // The pushes go out first; what was sent is then written on the
+                // store's thread (StoreWriter says why and what a crash between costs).
+                defer {
+                    writer.save(states.filter { output.changedPrinters.contains($0.key) },
+                                endedActivities: output.endedActivities)
                 }
                 for push in output.pushes {
                     if let sender {
@@ -163,6 +163,7 @@ struct RunCommand: AsyncParsableCommand {
                 }
                 if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
                     do {
+                        writer.drain()  // ended activities' tokens are gone before the devices are read back
                         pipeline.devices = try store.devices()
                         logger.info("devices reloaded: \(pipeline.devices.count)", metadata: ["devices.count": "\(pipeline.devices.count)"])
                     } catch { logger.error("\(error)") }

@@ -117,6 +117,23 @@ let activity = String(repeating: "ef", count: 40)
         #expect(try temp.open().notificationStates() == changed)
     }
 
+    @Test func oneConnectionSavesAgainAndAgainWithItsReusedStatements() throws {
+        let temp = TemporaryStore()
+        let store = try temp.open()
+        var state = PrinterNotificationState()
+        for step in 0..<200 {
+            state.lastStatus = step.isMultiple(of: 2) ? .running : .paused
+            state.milestonesSent = step.isMultiple(of: 3) ? [] : [25, 50]
+            state.milestoneReference = step.isMultiple(of: 5) ? nil : Double(step)
+            state.liveActivityDue = step.isMultiple(of: 7) ? EpochTime(seconds: Double(step)) : nil
+            try store.saveNotificationStates(["x1c": state, "p\(step % 3)": state])
+            // Another connection (as after a crash) sees each commit at once,
+            // without waiting for the background sync.
+            #expect(try temp.open().notificationStates()["x1c"] == state)
+        }
+        #expect(try store.notificationStates().count == 4)
+    }
+
     @Test func devicesSurviveAReopenInWALMode() throws {
         let temp = TemporaryStore()
         do {

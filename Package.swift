@@ -70,6 +70,9 @@ let package = Package(
         // The APNs throughput benchmark's client (scripts/bench/apns_benchmark.py).
         .executableTarget(name: "APNsBenchmark", dependencies: ["APNsClient", "PrintBridgeCore"]),
 
+        // The daemon benchmark's footprint floor: the C libraries alone (scripts/bench/daemon_benchmark.py).
+        .executableTarget(name: "FootprintFloor", dependencies: ["CCurl", "CLibWebSockets", "COpenSSL"]),
+
         // Test helpers shared by test targets (running the built binary).
         .target(name: "TestSupport", dependencies: ["APNsClient"], path: "Tests/TestSupport"),
         .testTarget(

@@ -8,7 +8,12 @@
    (both mocks stamp CLOCK_MONOTONIC). Prints p50/p99 (target p99 < 2 ms).
 2. Footprint: RSS and CPU of `run` connected and idle for --idle seconds, then
    while HA streams 2,000 unrelated events/s plus two printers updating every
-   second for --load seconds (targets: idle RSS <= 18 MB, CPU <= 5 %).
+   second for --load seconds (targets: idle RSS <= 18 MB, CPU <= 5 %). Also
+   measured: the floor, a program that only links and initialises
+   libwebsockets, libcurl and OpenSSL (Sources/FootprintFloor), built the same
+   way, so the agent's own share of the footprint shows.
+Both are built as deployed: release, --static-swift-stdlib. On 2+ cores the
+mocks and tcpdump run on CPU 0 and the agent on CPU 1.
 
 usage: python3 scripts/bench/daemon_benchmark.py [--events 1000] [--idle 60] [--load 60] [--skip-build]
 """
@@ -47,6 +52,25 @@ def proc_stats(pid):
     return ticks / os.sysconf("SC_CLK_TCK"), rss
 
 
+def steal_ticks():
+    """(steal, total) CPU ticks of the machine: time the hypervisor ran something else."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return (fields[7] if len(fields) > 7 else 0), sum(fields)
+
+
+def memory(pid):
+    """RSS, PSS and USS (private pages) in MiB, from smaps_rollup."""
+    values = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                values[parts[0][:-1]] = int(parts[1]) / 1024
+    private = values.get("Private_Clean", 0) + values.get("Private_Dirty", 0)
+    return values.get("Rss", 0), values.get("Pss", 0), private
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1000)
@@ -54,11 +78,14 @@ def main():
     parser.add_argument("--load", type=float, default=60)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "printbridge"))
+    parser.add_argument("--floor-binary", default=os.path.join(ROOT, ".build", "release", "FootprintFloor"))
     args = parser.parse_args()
     subprocess.check_call([os.path.join(ROOT, "scripts", "install-test-deps.sh")])
     if not args.skip_build:
-        subprocess.check_call(["swift", "build", "-c", "release", "--product", "printbridge"], cwd=ROOT,
-                              stdout=subprocess.DEVNULL)
+        # As deployed (Deploy/install.sh, the Dockerfiles): release, static Swift runtime.
+        for product in ("printbridge", "FootprintFloor"):
+            subprocess.check_call(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", product],
+                                  cwd=ROOT, stdout=subprocess.DEVNULL)
     work = tempfile.mkdtemp(prefix="printbridge-daemon-bench-")
     snapshot = os.path.join(work, "snapshot.jsonl")
     with open(os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")) as source, open(snapshot, "w") as out:
@@ -107,6 +134,7 @@ def main():
             processes.append(capture)
             time.sleep(1)
         agent = start_agent("latency", ha_port)
+        steal0 = steal_ticks()
         deadline = time.time() + 60 + args.events * 0.02
         received = {}
         while time.time() < deadline:
@@ -116,6 +144,7 @@ def main():
             if len(received) >= args.events:
                 break
             time.sleep(0.5)
+        steal1 = steal_ticks()
         agent.terminate()
         agent.wait()
         wire = []
@@ -142,6 +171,7 @@ def main():
         cpu0, _ = proc_stats(agent.pid)
         time.sleep(args.idle)
         cpu1, idle_rss = proc_stats(agent.pid)
+        idle_memory = memory(agent.pid)
         agent.terminate()
         agent.wait()
         ha.stdin.close()
@@ -157,6 +187,14 @@ def main():
         cpu3, load_rss = proc_stats(agent.pid)
         agent.terminate()
         agent.wait()
+        # The floor: the C libraries alone, same build, same machine.
+        floor = subprocess.Popen(pin_agent + [args.floor_binary], stdout=subprocess.PIPE, text=True)
+        processes.append(floor)
+        floor.stdout.readline()
+        time.sleep(2)
+        floor_memory = memory(floor.pid)
+        floor.terminate()
+        floor.wait()
     finally:
         for process in processes:
             if process.poll() is None:
@@ -177,10 +215,16 @@ def main():
         print("  (mocks and capture pinned to CPU 0, the agent to CPU 1)")
     report("on the wire (loopback capture: frame in, request out)", wire)
     report("between the mocks (Python send call to h2 request parsed)", latencies)
+    total = max(1, steal1[1] - steal0[1])
+    print(f"  hypervisor steal during this phase: {100 * (steal1[0] - steal0[0]) / total:.1f} % of the machine's CPU time")
     idle_cpu = 100 * (cpu1 - cpu0) / args.idle
     load_cpu = 100 * (cpu3 - cpu2) / (args.load - 1)
     print(f"idle {args.idle:.0f} s: RSS {idle_rss:.1f} MiB, CPU {idle_cpu:.2f} % of a core (target RSS <= 18 MB): "
           f"{'met' if idle_rss * 1.048576 <= 18 else 'NOT met'}")
+    print(f"  RSS/PSS/USS {idle_memory[0]:.1f}/{idle_memory[1]:.1f}/{idle_memory[2]:.1f} MiB; the floor (a program that "
+          f"only links and initialises libwebsockets, libcurl and OpenSSL, same build): "
+          f"{floor_memory[0]:.1f}/{floor_memory[1]:.1f}/{floor_memory[2]:.1f} MiB; "
+          f"PrintBridge's own share {idle_memory[0] - floor_memory[0]:.1f} MiB RSS")
     print(f"load {args.load:.0f} s (2,000 unrelated events/s + 2 printers each second): RSS {load_rss:.1f} MiB, "
           f"CPU {load_cpu:.1f} % of a core (target <= 5 %): {'met' if load_cpu <= 5 else 'NOT met'}")
 

@@ -94,7 +94,10 @@ public final class HomeAssistantLink: @unchecked Sendable {
         var info = lws_context_creation_info()
         info.port = CONTEXT_PORT_NO_LISTEN
         info.protocols = UnsafePointer(protocols)
-        info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        // TLS (and the CA store it loads: ~370 KB and 30,000 allocations) only
+        // for wss://; a plain ws:// connection, as to the add-on's supervisor
+        // or HA on the same host, does without.
+        info.options = endpoint.secure ? UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) : 0
         info.gid = -1  // do not change user or group
         info.uid = -1
         if let caFile {

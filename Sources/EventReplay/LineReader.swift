@@ -25,13 +25,20 @@ public struct LineReader: ~Copyable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw OpenError(path: path, reason: Self.errnoText()) }
         var info = stat()
-        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
-            throw OpenError(path: path, reason: "it is a directory")
+        var size = chunkSize
+        if fstat(fd, &info) == 0 {
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                close(fd)
+                throw OpenError(path: path, reason: "it is a directory")
+            }
+            // A small file (a devices file, a short recording) gets a buffer
+            // its size, not a 4 MiB one: a big transient allocation also
+            // raises glibc's mmap threshold and leaves a daemon's heap larger.
+            if (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) < chunkSize { size = Int(info.st_size) + 1 }
         }
         descriptor = fd
         self.path = path
-        buffer = .allocate(byteCount: max(chunkSize, 4096), alignment: 16)
+        buffer = .allocate(byteCount: max(size, 4096), alignment: 16)
     }
 
     deinit {

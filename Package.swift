@@ -1,6 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release builds on Linux link with lld and pack the ~40,000 relative
+/// relocations of the static Swift runtime into a few KB (DT_RELR, glibc >=
+/// 2.36): the loader no longer reads ~1 MB of relocation entries at start-up,
+/// and the daemon stays ~0.9 MB smaller.
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "PrintBridge",
     platforms: [.macOS(.v14)],
@@ -65,13 +75,15 @@ let package = Package(
                 "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            linkerSettings: releaseLinking),
 
         // The APNs throughput benchmark's client (scripts/bench/apns_benchmark.py).
         .executableTarget(name: "APNsBenchmark", dependencies: ["APNsClient", "PrintBridgeCore"]),
 
         // The daemon benchmark's footprint floor: the C libraries alone (scripts/bench/daemon_benchmark.py).
-        .executableTarget(name: "FootprintFloor", dependencies: ["CCurl", "CLibWebSockets", "COpenSSL"]),
+        .executableTarget(
+            name: "FootprintFloor", dependencies: ["CCurl", "CLibWebSockets", "COpenSSL"], linkerSettings: releaseLinking),
 
         // Test helpers shared by test targets (running the built binary).
         .target(name: "TestSupport", dependencies: ["APNsClient"], path: "Tests/TestSupport"),

@@ -77,6 +77,7 @@ def main():
     parser.add_argument("--idle", type=float, default=60)
     parser.add_argument("--load", type=float, default=60)
     parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--no-pin", action="store_true", help="let the scheduler place mocks and agent")
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "printbridge"))
     parser.add_argument("--floor-binary", default=os.path.join(ROOT, ".build", "release", "FootprintFloor"))
     args = parser.parse_args()
@@ -100,7 +101,7 @@ def main():
     # agent gets CPU 1, so the figures are the agent's, not the Python mocks'
     # scheduling (as in apns_benchmark.py).
     pin_mocks, pin_agent = [], []
-    if (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
+    if (os.cpu_count() or 1) >= 2 and shutil.which("taskset") and not args.no_pin:
         pin_mocks, pin_agent = ["taskset", "-c", "0"], ["taskset", "-c", "1"]
     try:
         apns, apns_port = start(pin_mocks + [sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"), "--bundle-id",

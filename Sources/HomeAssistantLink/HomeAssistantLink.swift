@@ -246,6 +246,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
 
     fileprivate func received(_ bytes: UnsafeRawBufferPointer, final: Bool) {
         guard !closeRequested else { return }
+        if final && incoming.isEmpty {
+            // The common case, a whole frame in one piece: looked at where lws
+            // put it, and copied only if it is kept (most are household
+            // events, dropped here).
+            handle(frame: bytes, kept: nil)
+            return
+        }
         incoming.append(contentsOf: bytes)
         if incoming.count > maximumMessageBytes {
             incoming.removeAll()
@@ -254,23 +261,28 @@ public final class HomeAssistantLink: @unchecked Sendable {
         }
         guard final else { return }
         let frame = incoming
-        incoming.removeAll(keepingCapacity: incoming.count < 1 << 20)
+        incoming = []  // the frame takes the buffer; no new one of its capacity
+        frame.withUnsafeBytes { handle(frame: $0, kept: frame) }
+    }
+
+    /// One whole frame; `kept` is the same bytes as an array when there is one.
+    private func handle(frame bytes: UnsafeRawBufferPointer, kept: [UInt8]?) {
+        func frame() -> [UInt8] { kept ?? Array(bytes) }
         let now = clock.now()
-        if tapsFrames { continuation.yield(.received(frame)) }
-        if frame.withUnsafeBytes(HAFrameFilter.isHAEventFrame) {
+        if tapsFrames { continuation.yield(.received(frame())) }
+        if HAFrameFilter.isHAEventFrame(bytes) {
             _ = session.received(.other(type: "event"), at: now)
             eventFrames.withLock { $0 = ($0.count + 1, now.seconds) }
-            if let matcher, frame.withUnsafeBytes({ HAFrameFilter.isIrrelevant($0, matcher: matcher) }) {
+            if let matcher, HAFrameFilter.isIrrelevant(bytes, matcher: matcher) {
                 return
             }
-            continuation.yield(.frame(frame))
+            continuation.yield(.frame(frame()))
             return
         }
-        let decoded: Result<[HAMessage], HAMessageError> = frame.withUnsafeBytes { buffer in
-            do throws(HAMessageError) {
-                return .success(try PrinterPipeline.decode(buffer, keepingOldState: true))
-            } catch { return .failure(error) }
-        }
+        let decoded: Result<[HAMessage], HAMessageError>
+        do throws(HAMessageError) {
+            decoded = .success(try PrinterPipeline.decode(bytes, keepingOldState: true))
+        } catch { decoded = .failure(error) }
         guard case .success(let messages) = decoded else {
             if case .failure(let error) = decoded {
                 continuation.yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
@@ -283,7 +295,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
                 matcher?.applyRegistry(entries)
             }
             if case .event = message {
-                continuation.yield(.frame(frame))  // a coalesced array of events: consumer re-filters
+                continuation.yield(.frame(frame()))  // a coalesced array of events: consumer re-filters
                 return
             }
             continuation.yield(.message(message))

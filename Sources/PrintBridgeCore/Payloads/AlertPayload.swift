@@ -111,10 +111,8 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Shared JSON encoding for payloads: sorted keys (stable output), no escaped slashes.
 enum PayloadEncoding {
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding these plain value types cannot fail.
-        return Array((try? encoder.encode(value)) ?? Data())
+        // Encoding these plain value types cannot fail (no infinite numbers).
+        (try? PayloadEncoder().encode(value)) ?? []
     }
 
     /// Encodes what `build` makes from `fileName`; if that is too big, builds

@@ -11,6 +11,22 @@ let releaseLinking: [LinkerSetting] = [
         .when(platforms: [.linux], configuration: .release)),
 ]
 
+/// ...and put the functions `run` executes next to each other
+/// (Sources/printbridge/printbridge.order, made by scripts/make_symbol_order.py), so the
+/// kernel maps a few hundred KB of code rather than pieces of all of it.
+/// Function sections let the linker move single functions (not for the
+/// library products, which the iOS app may depend on: SwiftPM refuses unsafe
+/// flags in dependencies).
+let orderedLinking: [LinkerSetting] = releaseLinking + [
+    .unsafeFlags(
+        ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/printbridge/printbridge.order",
+         "-Xlinker", "--no-warn-symbol-ordering"],
+        .when(platforms: [.linux], configuration: .release)),
+]
+let functionSections: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "PrintBridge",
     platforms: [.macOS(.v14)],
@@ -45,29 +61,31 @@ let package = Package(
         .target(name: "PrintBridgeCore", dependencies: ["PrinterActivityContent"]),
 
         // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 over libcurl multi.
-        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"]),
+        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"], swiftSettings: functionSections),
 
         // The Home Assistant connection: libwebsockets client driven by HASession.
-        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "CLibWebSockets"]),
+        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "CLibWebSockets"], swiftSettings: functionSections),
 
         // The device store: SQLite (WAL), versioned schema.
-        .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"]),
+        .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"], swiftSettings: functionSections),
 
         // The app's HTTP API: a small HTTP/1.1 server and the seed's routes.
-        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore"]),
+        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore"], swiftSettings: functionSections),
 
         // Structured logs: JSON lines (or text for people) through swift-log.
         .target(
             name: "PrintBridgeLogging",
-            dependencies: ["PrintBridgeCore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["PrintBridgeCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: functionSections),
 
         // Recorded-event files: reading, replaying through the core, printing pushes.
-        .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
+        .target(name: "EventReplay", dependencies: ["PrintBridgeCore"], swiftSettings: functionSections),
 
         // Thin Swift views of the C libraries (versions, feature probes).
         .target(
             name: "SystemLibraries",
-            dependencies: ["CLibWebSockets", "CCurl", "COpenSSL", "CSQLite"]),
+            dependencies: ["CLibWebSockets", "CCurl", "COpenSSL", "CSQLite"],
+            swiftSettings: functionSections),
 
         .executableTarget(
             name: "printbridge",
@@ -76,7 +94,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: releaseLinking),
+            exclude: ["printbridge.order"],
+            swiftSettings: functionSections,
+            linkerSettings: orderedLinking),
 
         // The APNs throughput benchmark's client (scripts/bench/apns_benchmark.py).
         .executableTarget(name: "APNsBenchmark", dependencies: ["APNsClient", "PrintBridgeCore"]),

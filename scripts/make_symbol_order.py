@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Regenerates Sources/printbridge/printbridge.order, the linker's symbol order for release builds.
+
+Release builds put every function `printbridge run` executes next to each
+other at the start of the code (lld --symbol-ordering-file, with function
+sections), so the kernel maps a few hundred KB of code instead of faulting
+in pieces all over a 10 MB binary: the daemon stays ~1.5 MB smaller. The list
+is found by running `run` under valgrind's callgrind between the mock HA
+(a full print, so pushes are made) and the mock APNs, with the API up.
+
+A stale list costs only memory (new functions land outside the ordered
+block); rerun this after larger changes. Needs valgrind (apt-get install
+valgrind). usage: python3 scripts/make_symbol_order.py [--seconds 40]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+MOCK_HA = os.path.join(ROOT, "Tests", "DaemonTests", "MockHA", "mock_ha.py")
+MOCK_APNS = os.path.join(ROOT, "Tests", "APNsClientTests", "MockAPNs", "mock_apns.py")
+ORDER = os.path.join(ROOT, "Sources", "printbridge", "printbridge.order")
+BUNDLE = "com.example.PrinterMonitor"
+
+
+def start(cmd):
+    process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return process, int(process.stdout.readline().split()[1])
+
+
+def executed_functions(callgrind_file, binary_name):
+    """Mangled names of the functions callgrind saw run in `binary_name`."""
+    names, objects, executed, current = {}, {}, set(), None
+    with open(callgrind_file, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            match = re.match(r"^(c?ob)=\((\d+)\)(?: (.*))?$", line)
+            if match:
+                if match.group(3):
+                    objects[match.group(2)] = match.group(3)
+                if match.group(1) == "ob":
+                    current = objects.get(match.group(2))
+                continue
+            match = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line)
+            if match:
+                if match.group(3):
+                    names[match.group(2)] = match.group(3)
+                if match.group(1) == "fn" and current and current.endswith("/" + binary_name):
+                    executed.add(match.group(2))
+    return sorted({names[i] for i in executed if i in names and not names[i].startswith("0x")})
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=40)
+    args = parser.parse_args()
+    if not shutil.which("valgrind"):
+        sys.exit("make_symbol_order.py needs valgrind (apt-get install valgrind)")
+    subprocess.check_call(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "printbridge"],
+                          cwd=ROOT, stdout=subprocess.DEVNULL)
+    binary = os.path.join(ROOT, ".build", "release", "printbridge")
+    work = tempfile.mkdtemp(prefix="printbridge-order-")
+    processes = []
+    try:
+        apns, apns_port = start([sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"),
+                                 "--bundle-id", BUNDLE])
+        processes.append(apns)
+        ha, ha_port = start([sys.executable, MOCK_HA, "--events",
+                             os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl"),
+                             "--token", "order-token", "--interval", "0.05", "--start-delay", "5"])
+        processes.append(ha)
+        devices = os.path.join(work, "devices.json")
+        with open(devices, "w") as f:
+            f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
+        os.makedirs(os.path.join(work, "state"))
+        env = dict(os.environ, APNS_TEAM_ID="TEAMID1234", APNS_KEY_ID="KEYID56789", APNS_BUNDLE_ID=BUNDLE,
+                   APNS_KEY_PATH=os.path.join(work, "apns", "AuthKey_TEST.p8"),
+                   APNS_BASE_URL=f"https://127.0.0.1:{apns_port}", APNS_CA_FILE=os.path.join(work, "apns", "ca.pem"),
+                   HA_TOKEN="order-token", HA_URL=f"http://127.0.0.1:{ha_port}", API_TOKEN="order-api-token",
+                   API_LISTEN="127.0.0.1:38123", STATE_DIR=os.path.join(work, "state"))
+        profile = os.path.join(work, "callgrind.out")
+        agent = subprocess.Popen(["valgrind", "--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + profile,
+                                  binary, "run", "--devices", devices], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(agent)
+        time.sleep(args.seconds / 2)
+        for path in ("/healthz", "/metrics", "/api/devices"):
+            request = urllib.request.Request("http://127.0.0.1:38123" + path,
+                                             headers={"Authorization": "Bearer order-api-token"})
+            try:
+                urllib.request.urlopen(request, timeout=10).read()
+            except OSError:
+                pass
+        time.sleep(args.seconds / 2)
+        agent.terminate()
+        agent.wait(timeout=60)
+        functions = executed_functions(profile, "printbridge")
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        shutil.rmtree(work, ignore_errors=True)
+    if len(functions) < 500:
+        sys.exit(f"only {len(functions)} functions seen; the profile run did not work")
+    with open(ORDER, "w") as f:
+        f.write("\n".join(functions) + "\n")
+    # The linker does not track the order file: make the next build link again.
+    for stale in (binary, os.path.realpath(binary)):
+        if os.path.exists(stale):
+            os.remove(stale)
+    print(f"{ORDER}: {len(functions)} functions")
+
+
+if __name__ == "__main__":
+    main()

@@ -43,16 +43,19 @@ public struct ReplayRun: ~Copyable {
     /// as the app does when it starts an activity.
     private let simulatedApps: Set<String>
     private var activityCounter = 0
-    /// When set, recorded times are shifted so the first one becomes this
-    /// moment (for sending a recording to a real phone "now").
+    /// When set, recorded times are moved so the first one becomes this
+    /// moment (for sending a recording to a real phone "now"), and the time
+    /// between them divided by `speed`.
     private let startingAt: EpochTime?
-    private var timeOffset: Double?
+    private let speed: Double
+    private var firstRecorded: EpochTime?
 
     public init(
         devices: [Device], planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
         frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil,
-        restoring remembered: [String: PrinterNotificationState] = [:]
+        speed: Double = 1, restoring remembered: [String: PrinterNotificationState] = [:]
     ) {
+        precondition(speed > 0, "speed must be positive")
         clock = ManualClock()
         pipeline = PrinterPipeline(
             matcher: matcher, planner: PushPlanner(configuration: planner, restoring: remembered), devices: devices,
@@ -60,6 +63,7 @@ public struct ReplayRun: ~Copyable {
         pipeline.usesFrameFilter = frameFilter
         self.simulatedApps = simulatedApps
         self.startingAt = startingAt
+        self.speed = speed
     }
 
     /// A replay as `printbridge replay` runs it without a devices file: the
@@ -142,8 +146,12 @@ public struct ReplayRun: ~Copyable {
         }
         for message in messages {
             if let recorded = PrinterPipeline.time(of: message) {
-                if let startingAt, timeOffset == nil { timeOffset = startingAt - recorded }
-                let time = recorded + (timeOffset ?? 0)
+                var time = recorded
+                if let startingAt {
+                    let first = firstRecorded ?? recorded
+                    firstRecorded = first
+                    time = startingAt + (recorded - first) / speed
+                }
                 emit(pipeline.fireDue(upTo: time), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
                 clock.set(time)
             }

@@ -25,9 +25,12 @@ struct ReplayCommand: AsyncParsableCommand {
             Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL (options win).
 
             With --send (and --devices), the pushes go to APNs with the APNS_* credentials
-            (see `printbridge send-test --help`), in order, with the recording's times
-            shifted to start now; one JSON line per outcome is printed instead. Exit 69
-            if any push was not delivered.
+            (see `printbridge send-test --help`) as the print happened: the recording's
+            first moment becomes now, and each push is sent at its time, --speed times
+            faster than recorded. Live Activity updates are throttled on that played time
+            (--live-activity-interval is then real seconds between updates on the phone).
+            One JSON line per outcome is printed instead. Exit 69 if any push was not
+            delivered.
             """
     )
 
@@ -55,6 +58,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Deliver the pushes to APNs (needs --devices and APNS_* settings) and print each outcome.")
     var send = false
 
+    @Option(name: .long, help: "With --send: play the recording this many times faster than it happened (default 1, real time; 60 plays an hour in a minute).")
+    var speed: Double?
+
     @Option(name: .customLong("state-dir"), help: "Remember what was notified in this directory's device store, as run does: a later replay continues where this one stopped.")
     var stateDirectory: String?
 
@@ -66,6 +72,12 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if let speed, !send {
+            throw ValidationError("--speed \(speed) paces --send; without --send a replay runs as fast as it can")
+        }
+        if let speed, !(speed > 0 && speed.isFinite) {
+            throw ValidationError("--speed must be a positive number, not \(speed)")
+        }
         if send && devices == nil {
             throw ValidationError("--send needs --devices: the demo device's tokens are not real")
         }
@@ -92,7 +104,7 @@ struct ReplayCommand: AsyncParsableCommand {
             if let devices {
                 ReplayRun(
                     devices: try loadDevices(path: devices), planner: configuration, frameFilter: !noFrameFilter,
-                    startingAt: send ? SystemClock().now() : nil, restoring: remembered)
+                    startingAt: send ? SystemClock().now() : nil, speed: speed ?? 1, restoring: remembered)
             } else {
                 ReplayRun.demo(planner: configuration, frameFilter: !noFrameFilter, restoring: remembered)
             }
@@ -119,6 +131,10 @@ struct ReplayCommand: AsyncParsableCommand {
         if let sender {
             defer { sender.shutdown() }
             for push in toSend {
+                // Each push at its time: a Live Activity then moves on the phone
+                // as the print did, and no push is stamped in the future.
+                let wait = push.createdAt - SystemClock().now()
+                if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
                 let outcome = await sender.send(push)
                 if !outcome.isDelivered { undelivered += 1 }
                 output.write(APNsSetup.outcomeLine(push, outcome))

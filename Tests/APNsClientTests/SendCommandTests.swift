@@ -54,25 +54,47 @@ import Testing
         try #"[{"apnsToken":"\#(token("ab", 9))","activityTokens":{"x1c_00m09a350100123":"\#(token("cd", 9))"}}]"#
             .write(toFile: devices, atomically: true, encoding: .utf8)
         let started = Date()
+        // The recording covers ~2 h 27 min; 2,200 times faster that is ~4 s.
         let result = try CommandRunner.run(
-            ["replay", root + "/SampleEvents/bambu-pause-resume.jsonl", "--devices", devices, "--send"],
+            ["replay", root + "/SampleEvents/bambu-pause-resume.jsonl", "--devices", devices, "--send", "--speed", "2200"],
             environment: environment)
+        let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         let outcomes = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
-        #expect(outcomes.count > 20)
+        // Live Activity updates are throttled on the played (compressed) time,
+        // so the alerts and a few updates remain.
+        #expect(outcomes.count >= 6)
+        #expect(outcomes.contains { $0["event"] as? String == "paused" })
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "delivered" })
         #expect(outcomes.first?["event"] as? String == "started")
         #expect(outcomes.last?["event"] as? String == "end")
         #expect(try server.stat("requests") == outcomes.count)
         #expect(try server.stat("connections") == 1)
-        // Times are shifted to now: the first push is stamped within a few minutes
-        // of the run (plus its offset in the recording), not at the recording's date.
-        let first = try #require(outcomes.first?["at"] as? String)
+        // The print plays from now, compressed by --speed, and each push goes
+        // out at its time: stamps start at the run, span ~4 s, never run ahead
+        // of the clock, and the run lasts as long as they span.
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let stamped = try #require(parser.date(from: first), "\(first)")
-        #expect(abs(stamped.timeIntervalSince(started)) < 300, "\(first)")
+        let stamps = try outcomes.map { try #require(parser.date(from: $0["at"] as? String ?? ""), "\($0)") }
+        let first = try #require(stamps.first), last = try #require(stamps.last)
+        #expect(abs(first.timeIntervalSince(started)) < 5, "\(first) vs \(started)")
+        #expect((2.5...6).contains(last.timeIntervalSince(first)), "\(first) … \(last)")
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(elapsed >= last.timeIntervalSince(started) - 0.2, "sent at their times, not in a burst: \(elapsed) s")
+    }
+
+    @Test func speedPacesOnlySendAndMustBePositive() throws {
+        let root = CommandRunner.repositoryRoot(from: #filePath)
+        let recording = root + "/SampleEvents/milestone-jump.jsonl"
+        let alone = try CommandRunner.run(["replay", recording, "--speed", "10"], environment: environment)
+        #expect(alone.status == 64)
+        #expect(alone.stderr.contains("--speed 10.0 paces --send"))
+        let zero = try CommandRunner.run(
+            ["replay", recording, "--devices", server.workdir + "/devices.json", "--send", "--speed", "0"],
+            environment: environment)
+        #expect(zero.status == 64)
+        #expect(zero.stderr.contains("--speed must be a positive number"))
     }
 
     @Test func replaySendNeedsRealDevices() throws {

@@ -12,19 +12,15 @@ let releaseLinking: [LinkerSetting] = [
 ]
 
 /// ...and put the functions `run` executes next to each other
-/// (Sources/printbridge/printbridge.order, made by scripts/make_symbol_order.py), so the
-/// kernel maps a few hundred KB of code rather than pieces of all of it.
-/// Function sections let the linker move single functions (not for the
-/// library products, which the iOS app may depend on: SwiftPM refuses unsafe
-/// flags in dependencies).
+/// (Sources/printbridge/printbridge.order, made by
+/// scripts/make_symbol_order.py), so the kernel maps one block of code rather
+/// than pieces of all of it. Swift emits each function in its own section on
+/// Linux, which lets the linker move single functions.
 let orderedLinking: [LinkerSetting] = releaseLinking + [
     .unsafeFlags(
         ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/printbridge/printbridge.order",
          "-Xlinker", "--no-warn-symbol-ordering"],
         .when(platforms: [.linux], configuration: .release)),
-]
-let functionSections: [SwiftSetting] = [
-    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
 ]
 
 let package = Package(
@@ -61,31 +57,29 @@ let package = Package(
         .target(name: "PrintBridgeCore", dependencies: ["PrinterActivityContent"]),
 
         // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 over libcurl multi.
-        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"], swiftSettings: functionSections),
+        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"]),
 
         // The Home Assistant connection: libwebsockets client driven by HASession.
-        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "CLibWebSockets"], swiftSettings: functionSections),
+        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "CLibWebSockets"]),
 
         // The device store: SQLite (WAL), versioned schema.
-        .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"], swiftSettings: functionSections),
+        .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"]),
 
         // The app's HTTP API: a small HTTP/1.1 server and the seed's routes.
-        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore"], swiftSettings: functionSections),
+        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore"]),
 
         // Structured logs: JSON lines (or text for people) through swift-log.
         .target(
             name: "PrintBridgeLogging",
-            dependencies: ["PrintBridgeCore", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: functionSections),
+            dependencies: ["PrintBridgeCore", .product(name: "Logging", package: "swift-log")]),
 
         // Recorded-event files: reading, replaying through the core, printing pushes.
-        .target(name: "EventReplay", dependencies: ["PrintBridgeCore"], swiftSettings: functionSections),
+        .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
 
         // Thin Swift views of the C libraries (versions, feature probes).
         .target(
             name: "SystemLibraries",
-            dependencies: ["CLibWebSockets", "CCurl", "COpenSSL", "CSQLite"],
-            swiftSettings: functionSections),
+            dependencies: ["CLibWebSockets", "CCurl", "COpenSSL", "CSQLite"]),
 
         .executableTarget(
             name: "printbridge",
@@ -95,7 +89,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["printbridge.order"],
-            swiftSettings: functionSections,
             linkerSettings: orderedLinking),
 
         // The APNs throughput benchmark's client (scripts/bench/apns_benchmark.py).

@@ -16,7 +16,7 @@ public struct PushPlanner: Sendable {
         /// Pushes that could not be built (payload over APNs' limit), with the reason.
         public var failures: [String] = []
         /// Whether the printer's notification state changed (so a store should save it
-        /// before the pushes are handed to APNs).
+        /// along with handing the pushes to APNs).
         public var stateChanged = false
     }
 

@@ -22,16 +22,10 @@ import tempfile
 import time
 import urllib.request
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-MOCK_HA = os.path.join(ROOT, "Tests", "DaemonTests", "MockHA", "mock_ha.py")
-MOCK_APNS = os.path.join(ROOT, "Tests", "APNsClientTests", "MockAPNs", "mock_apns.py")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start  # noqa: E402
+
 ORDER = os.path.join(ROOT, "Sources", "printbridge", "printbridge.order")
-BUNDLE = "com.example.PrinterMonitor"
-
-
-def start(cmd):
-    process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    return process, int(process.stdout.readline().split()[1])
 
 
 def executed_functions(callgrind_file, binary_name):
@@ -79,11 +73,9 @@ def main():
         with open(devices, "w") as f:
             f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
         os.makedirs(os.path.join(work, "state"))
-        env = dict(os.environ, APNS_TEAM_ID="TEAMID1234", APNS_KEY_ID="KEYID56789", APNS_BUNDLE_ID=BUNDLE,
-                   APNS_KEY_PATH=os.path.join(work, "apns", "AuthKey_TEST.p8"),
-                   APNS_BASE_URL=f"https://127.0.0.1:{apns_port}", APNS_CA_FILE=os.path.join(work, "apns", "ca.pem"),
-                   HA_TOKEN="order-token", HA_URL=f"http://127.0.0.1:{ha_port}", API_TOKEN="order-api-token",
-                   API_LISTEN="127.0.0.1:38123", STATE_DIR=os.path.join(work, "state"))
+        env = apns_environment(os.path.join(work, "apns"), apns_port, HA_TOKEN="order-token",
+                               HA_URL=f"http://127.0.0.1:{ha_port}", API_TOKEN="order-api-token",
+                               API_LISTEN="127.0.0.1:38123", STATE_DIR=os.path.join(work, "state"))
         profile = os.path.join(work, "callgrind.out")
         agent = subprocess.Popen(["valgrind", "--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + profile,
                                   binary, "run", "--devices", devices], env=env,

@@ -43,7 +43,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var wsi: OpaquePointer?
     private var outgoing: [[UInt8]] = []
     private var incoming: [UInt8] = []
-    private var framesSeen = 0
+    /// Data callbacks so far: the service loop naps after a call that had some.
+    private var receptions = 0
     private var closeRequested = false
     private var lastDisconnectReason = "closed"
     private let protocols: UnsafeMutablePointer<lws_protocols>
@@ -165,14 +166,14 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private func serve() {
         run(session.start(at: clock.now()))
         while !stopping {
-            let before = framesSeen
+            let before = receptions
             lws_service(context, 0)
             // Receive coalescing: after frames, let the next ones gather for
             // 0.5 ms instead of waking for each. A busy HA (thousands of
             // household events a second) then costs half the CPU; a frame
             // that follows another within 0.5 ms waits at most that long, and
             // a lone frame (an alert on a quiet line) not at all.
-            if framesSeen != before { usleep(500) }
+            if receptions != before { usleep(500) }
         }
         if wsi != nil {
             closeRequested = true
@@ -254,7 +255,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
 
     fileprivate func received(_ bytes: UnsafeRawBufferPointer, final: Bool) {
         guard !closeRequested else { return }
-        framesSeen &+= 1
+        receptions &+= 1
         if final && incoming.isEmpty {
             // The common case, a whole frame in one piece: looked at where lws
             // put it, and copied only if it is kept (most are household

@@ -131,8 +131,10 @@ struct RunCommand: AsyncParsableCommand {
                 // The pushes go out first; what was sent is then written on the
                 // store's thread (StoreWriter says why and what a crash between costs).
                 defer {
-                    writer.save(states.filter { output.changedPrinters.contains($0.key) },
-                                endedActivities: output.endedActivities)
+                    if !output.changedPrinters.isEmpty || !output.endedActivities.isEmpty {
+                        writer.save(states.filter { output.changedPrinters.contains($0.key) },
+                                    endedActivities: output.endedActivities)
+                    }
                 }
                 for push in output.pushes {
                     if let sender {

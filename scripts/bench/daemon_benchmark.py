@@ -27,17 +27,9 @@ import sys
 import tempfile
 import time
 
+from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-MOCK_HA = os.path.join(ROOT, "Tests", "DaemonTests", "MockHA", "mock_ha.py")
-MOCK_APNS = os.path.join(ROOT, "Tests", "APNsClientTests", "MockAPNs", "mock_apns.py")
-BUNDLE = "com.example.PrinterMonitor"
-
-
-def start(cmd, **kwargs):
-    process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **kwargs)
-    port = int(process.stdout.readline().split()[1])
-    return process, port
 
 
 def proc_stats(pid):
@@ -107,10 +99,8 @@ def main():
         apns, apns_port = start(pin_mocks + [sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"), "--bundle-id",
                                  BUNDLE, "--benchmark", "--log-requests", apns_log])
         processes.append(apns)
-        env = dict(os.environ, APNS_TEAM_ID="TEAMID1234", APNS_KEY_ID="KEYID56789", APNS_BUNDLE_ID=BUNDLE,
-                   APNS_KEY_PATH=os.path.join(work, "apns", "AuthKey_TEST.p8"),
-                   APNS_BASE_URL=f"https://127.0.0.1:{apns_port}", APNS_CA_FILE=os.path.join(work, "apns", "ca.pem"),
-                   HA_TOKEN="bench-token", API_TOKEN="bench-api-token", API_LISTEN="127.0.0.1:0")
+        env = apns_environment(os.path.join(work, "apns"), apns_port,
+                               HA_TOKEN="bench-token", API_TOKEN="bench-api-token", API_LISTEN="127.0.0.1:0")
 
         def start_agent(phase, ha_port):
             """`run` as deployed (API on, device store), with its own state directory per phase."""

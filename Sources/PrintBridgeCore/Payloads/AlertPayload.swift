@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The alert push body, shaped as the seed server sent it and the app reads it:
 /// `aps.alert` {title, body}, `sound`, `thread-id` = printer prefix, and the
 /// custom `printerState` the app parses from `userInfo`.

@@ -42,8 +42,11 @@ private final class Node {
     /// The member `key`, made an object if this node is not one yet.
     func member(_ key: String) -> Node {
         var members: [String: Node] = [:]
-        if case .object(let existing) = content { members = existing }
-        if let node = members[key] { return node }
+        if case .object(let existing) = content {
+            if let node = existing[key] { return node }
+            members = existing
+            content = .empty  // `members` is then the only reference: inserting does not copy
+        }
         let node = Node()
         members[key] = node
         content = .object(members)
@@ -58,7 +61,10 @@ private final class Node {
     /// A new last element, made an array if this node is not one yet.
     func appended() -> Node {
         var elements: [Node] = []
-        if case .array(let existing) = content { elements = existing }
+        if case .array(let existing) = content {
+            elements = existing
+            content = .empty  // `elements` is then the only reference: appending does not copy
+        }
         let node = Node()
         elements.append(node)
         content = .array(elements)

@@ -170,6 +170,8 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         for submission in late { submission.continuation.resume(throwing: HTTP2TransportError.shutdown) }
     }
 
+    private static let suppressedDefaults = ["accept", "content-type"]
+
     private func start(_ submission: Submission) {
         guard let handle = idleHandles.popLast() ?? newHandle() else {
             submission.continuation.resume(throwing: HTTP2TransportError(code: -2, message: "curl_easy_init failed"))
@@ -179,6 +181,12 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         let request = submission.request
         for (name, value) in request.headers {
             transfer.headerList = curl_slist_append(transfer.headerList, "\(name): \(value)")
+        }
+        // libcurl's own defaults ("accept: */*", and a form content-type for a
+        // POST body, wrong for JSON) are left out: the caller names every
+        // header the request carries. "Name:" with no value removes one.
+        for name in Self.suppressedDefaults where !request.headers.contains(where: { $0.0.lowercased() == name }) {
+            transfer.headerList = curl_slist_append(transfer.headerList, name + ":")
         }
         // Per request: the URL, headers, body and where the answer goes. The
         // rest was set once when the handle was made (`newHandle`).

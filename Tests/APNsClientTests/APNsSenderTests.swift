@@ -27,6 +27,16 @@ import Testing
         #expect(sleeps.recorded.isEmpty)
     }
 
+    @Test func requestsCarryTheAPNsHeadersAndNothingElse() async throws {
+        #expect(await sender.send(alertPush(to: token("ab", 4))).isDelivered)
+        #expect(await sender.send(liveActivityPush(to: token("cd", 4))).isDelivered)
+        let names = try server.stats()["header_names"] as? [String] ?? []
+        // No libcurl defaults: "accept: */*", or a form content-type on a JSON body.
+        #expect(names == [":authority", ":method", ":path", ":scheme", "apns-collapse-id", "apns-expiration",
+                          "apns-id", "apns-priority", "apns-push-type", "apns-topic", "authorization",
+                          "content-length"])
+    }
+
     @Test func theServerRejectsWhatAppleWould() async throws {
         let wrongTopic = await sender.send(alertPush(to: token("ab", 2), bundle: "com.example.Other"))
         #expect(wrongTopic == .rejected(status: 400, reason: "BadTopic", tokenAction: nil))

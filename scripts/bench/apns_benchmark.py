@@ -8,9 +8,11 @@ connection at the same concurrency, and prints pushes/s, p50/p99 latency,
 peak RSS, and our rate as a fraction of the h2load ceiling (target >= 90 %).
 The mock runs on CPU 0 and each client on CPU 1 (when there are two), so a
 client's own CPU use does not eat into the server it is measured against;
-each contender runs --rounds times, alternating, and the medians are shown.
+each round runs h2load and then PrintBridge, and the round with the median
+ratio is shown (a slow stretch of this shared machine then hits both sides of
+a ratio alike).
 
-usage: python3 scripts/bench/apns_benchmark.py [--count 10000] [--concurrency 100] [--skip-build]
+usage: python3 scripts/bench/apns_benchmark.py [--count 10000] [--concurrency 100] [--rounds 5] [--skip-build]
 """
 import argparse
 import base64
@@ -56,7 +58,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--skip-build", action="store_true")
     args = parser.parse_args()
     ensure_tools()
@@ -97,20 +99,23 @@ def main():
                 pin_client + [os.path.join(ROOT, ".build", "release", "APNsBenchmark"), "--count", str(args.count),
                               "--concurrency", str(args.concurrency)], env=environment, capture_output=True,
                 text=True, check=True).stdout))
-        ceiling = sorted(ceilings)[len(ceilings) // 2]
-        ours = sorted(runs, key=lambda r: r["pushes_per_second"])[len(runs) // 2]
+        # Each round's ratio compares two runs made seconds apart, so a slow
+        # stretch of the shared machine hits both; the median round is shown.
+        ratios = [run["pushes_per_second"] / ceiling for run, ceiling in zip(runs, ceilings)]
+        middle = sorted(range(len(ratios)), key=lambda i: ratios[i])[len(ratios) // 2]
+        ceiling, ours, ratio = ceilings[middle], runs[middle], ratios[middle]
     finally:
         mock.stdin.close()
         mock.terminate()
         shutil.rmtree(workdir, ignore_errors=True)
 
-    ratio = ours["pushes_per_second"] / ceiling
     print(f"{args.count} pushes, {args.concurrency} in flight, one HTTP/2 connection to the mock APNs on 127.0.0.1; "
-          f"median of {args.rounds} rounds" + (" (server on CPU 0, clients on CPU 1)" if pin_client else ""))
+          f"the median of {args.rounds} rounds by ratio" + (" (server on CPU 0, clients on CPU 1)" if pin_client else ""))
     print(f"{'contender':<34}{'pushes/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'peak RSS':>11}{'2xx':>8}")
     print(f"{'h2load (ceiling of the mock)':<34}{ceiling:>10,.0f}{'':>9}{'':>9}{'':>11}{ok:>8}")
     print(f"{'PrintBridge APNsSender':<34}{ours['pushes_per_second']:>10,.0f}{ours['p50_ms']:>9.2f}"
           f"{ours['p99_ms']:>9.2f}{ours['peak_rss_mib']:>7.1f} MiB{ours['delivered']:>8}")
+    print("ratio per round: " + " ".join(f"{100 * r:.0f} %" for r in ratios))
     print(f"PrintBridge / h2load ceiling: {100 * ratio:.0f} % (target >= {100 * TARGET:.0f} %): "
           f"{'met' if ratio >= TARGET else 'NOT met'}")
     if ours["delivered"] != args.count:

@@ -66,7 +66,8 @@ class Stats:
         self.path = path
         self.lock = threading.Lock()
         self.data = {"connections": 0, "requests": 0, "max_concurrent_streams": 0, "tokens_seen": {},
-                     "jwts": [], "rejected": [], "goaways": 0, "drops": 0}
+                     "jwts": [], "rejected": [], "goaways": 0, "drops": 0,
+                     "header_names": []}
         self.write()
 
     def update(self, fn):
@@ -309,8 +310,10 @@ class Connection:
             self.open_streams += 1
             current = self.open_streams
             if not self.server.benchmark:
-                self.server.stats.update(lambda d: d.__setitem__("max_concurrent_streams",
-                                                                 max(d["max_concurrent_streams"], current)))
+                names = [name for name, _ in event.headers]
+                self.server.stats.update(lambda d: (
+                    d.__setitem__("max_concurrent_streams", max(d["max_concurrent_streams"], current)),
+                    d.__setitem__("header_names", sorted(set(d["header_names"]) | set(names)))))
         elif isinstance(event, h2.events.DataReceived):
             self.streams[event.stream_id]["body"] += event.data
             self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)

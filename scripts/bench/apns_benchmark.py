@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+from steal import StealMeter
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 MOCK = os.path.join(ROOT, "Tests", "APNsClientTests", "MockAPNs", "mock_apns.py")
@@ -91,6 +93,7 @@ def main():
                            APNS_KEY_PATH=os.path.join(workdir, "AuthKey_TEST.p8"), APNS_BASE_URL=url,
                            APNS_CA_FILE=os.path.join(workdir, "ca.pem"))
         ceilings, runs = [], []
+        steal = StealMeter()
         for _ in range(args.rounds):
             h2 = subprocess.run(h2load, capture_output=True, text=True, check=True).stdout
             ceilings.append(float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", h2).group(1)))
@@ -104,6 +107,7 @@ def main():
         ratios = [run["pushes_per_second"] / ceiling for run, ceiling in zip(runs, ceilings)]
         middle = sorted(range(len(ratios)), key=lambda i: ratios[i])[len(ratios) // 2]
         ceiling, ours, ratio = ceilings[middle], runs[middle], ratios[middle]
+        steal = steal.percent()
     finally:
         mock.stdin.close()
         mock.terminate()
@@ -115,7 +119,8 @@ def main():
     print(f"{'h2load (ceiling of the mock)':<34}{ceiling:>10,.0f}{'':>9}{'':>9}{'':>11}{ok:>8}")
     print(f"{'PrintBridge APNsSender':<34}{ours['pushes_per_second']:>10,.0f}{ours['p50_ms']:>9.2f}"
           f"{ours['p99_ms']:>9.2f}{ours['peak_rss_mib']:>7.1f} MiB{ours['delivered']:>8}")
-    print("ratio per round: " + " ".join(f"{100 * r:.0f} %" for r in ratios))
+    print("ratio per round: " + " ".join(f"{100 * r:.0f} %" for r in ratios)
+          + f"; hypervisor steal during the rounds: {steal:.1f} % of the machine's CPU time")
     print(f"PrintBridge / h2load ceiling: {100 * ratio:.0f} % (target >= {100 * TARGET:.0f} %): "
           f"{'met' if ratio >= TARGET else 'NOT met'}")
     if ours["delivered"] != args.count:

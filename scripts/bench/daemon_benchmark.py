@@ -28,6 +28,7 @@ import tempfile
 import time
 
 from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start
+from steal import StealMeter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -42,13 +43,6 @@ def proc_stats(pid):
             if line.startswith("VmRSS:"):
                 rss = int(line.split()[1]) / 1024
     return ticks / os.sysconf("SC_CLK_TCK"), rss
-
-
-def steal_ticks():
-    """(steal, total) CPU ticks of the machine: time the hypervisor ran something else."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    return (fields[7] if len(fields) > 7 else 0), sum(fields)
 
 
 def memory(pid):
@@ -125,7 +119,7 @@ def main():
             processes.append(capture)
             time.sleep(1)
         agent = start_agent("latency", ha_port)
-        steal0 = steal_ticks()
+        latency_steal = StealMeter()
         deadline = time.time() + 60 + args.events * 0.02
         received = {}
         while time.time() < deadline:
@@ -135,7 +129,7 @@ def main():
             if len(received) >= args.events:
                 break
             time.sleep(0.5)
-        steal1 = steal_ticks()
+        latency_steal = latency_steal.percent()
         agent.terminate()
         agent.wait()
         wire = []
@@ -174,10 +168,10 @@ def main():
         agent = start_agent("load", ha_port)
         time.sleep(2)
         cpu2, _ = proc_stats(agent.pid)
-        load_steal0 = steal_ticks()
+        load_steal = StealMeter()
         time.sleep(args.load - 1)
         cpu3, load_rss = proc_stats(agent.pid)
-        load_steal1 = steal_ticks()
+        load_steal = load_steal.percent()
         agent.terminate()
         agent.wait()
         # The floor: the C libraries alone, same build, same machine.
@@ -208,8 +202,7 @@ def main():
         print("  (mocks and capture pinned to CPU 0, the agent to CPU 1)")
     report("on the wire (loopback capture: frame in, request out)", wire)
     report("between the mocks (Python send call to h2 request parsed)", latencies)
-    total = max(1, steal1[1] - steal0[1])
-    print(f"  hypervisor steal during this phase: {100 * (steal1[0] - steal0[0]) / total:.1f} % of the machine's CPU time")
+    print(f"  hypervisor steal during this phase: {latency_steal:.1f} % of the machine's CPU time")
     idle_cpu = 100 * (cpu1 - cpu0) / args.idle
     load_cpu = 100 * (cpu3 - cpu2) / (args.load - 1)
     print(f"idle {args.idle:.0f} s: RSS {idle_rss:.1f} MiB, CPU {idle_cpu:.2f} % of a core (target RSS <= 18 MB): "
@@ -220,8 +213,7 @@ def main():
           f"PrintBridge's own share {idle_memory[0] - floor_memory[0]:.1f} MiB RSS")
     print(f"load {args.load:.0f} s (2,000 unrelated events/s + 2 printers each second): RSS {load_rss:.1f} MiB, "
           f"CPU {load_cpu:.1f} % of a core (target <= 5 %): {'met' if load_cpu <= 5 else 'NOT met'}")
-    load_total = max(1, load_steal1[1] - load_steal0[1])
-    print(f"  hypervisor steal during this phase: {100 * (load_steal1[0] - load_steal0[0]) / load_total:.1f} % of the machine's CPU time")
+    print(f"  hypervisor steal during this phase: {load_steal:.1f} % of the machine's CPU time")
 
 
 if __name__ == "__main__":

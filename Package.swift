@@ -14,8 +14,10 @@ let releaseLinking: [LinkerSetting] = [
 /// ...and put the functions `run` executes next to each other
 /// (Sources/printbridge/printbridge.order, made by
 /// scripts/make_symbol_order.py), so the kernel maps one block of code rather
-/// than pieces of all of it. Swift emits each function in its own section on
-/// Linux, which lets the linker move single functions.
+/// than pieces of all of it. The linker moves whole input sections: most of
+/// the toolchain's static Swift runtime has a section per function, while a
+/// Swift file of ours keeps most functions in one section, which then moves
+/// as a block.
 let orderedLinking: [LinkerSetting] = releaseLinking + [
     .unsafeFlags(
         ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/printbridge/printbridge.order",

@@ -102,6 +102,11 @@ public final class HomeAssistantLink: @unchecked Sendable {
         info.options = endpoint.secure ? UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) : 0
         info.gid = -1  // do not change user or group
         info.uid = -1
+        // Left at 0, libwebsockets sizes two zero-filled tables by the process
+        // file limit: 16 bytes per possible descriptor, 16 MB resident under
+        // Docker's default limit of 1,048,576. This context holds one
+        // connection and its wake-up pipe; a small table costs nothing.
+        info.fd_limit_per_thread = 16
         if let caFile {
             let copy = strdup(caFile)!
             strings.append(copy)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import SystemLibraries
 
-@main
 struct PrintBridgeCommand: AsyncParsableCommand {
     static let version = "0.1.0"
 

@@ -125,6 +125,7 @@ struct RunCommand: AsyncParsableCommand {
         defer { writer.drain() }
         await withDiscardingTaskGroup { inFlight in
             var printersChanged = 0
+            var trimDue = false
             let pending = InFlightCount()
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { logger.error("\(failure)") }
@@ -192,7 +193,14 @@ struct RunCommand: AsyncParsableCommand {
                 case .message(let message):
                     let output = pipeline.handle(message)
                     deliver(output, states: pipeline.planner.printers)
+                    // A result may be the multi-MB snapshot: give its memory
+                    // back on the next tick, once the link has let go of it too.
+                    if case .result = message { trimDue = true }
                 case .tick:
+                    if trimDue {
+                        trimDue = false
+                        FreedMemory.release()
+                    }
                     // Another process (printbridge devices …) changed the store.
                     if let version = try? store.dataVersion(), version != storeVersion {
                         storeVersion = version

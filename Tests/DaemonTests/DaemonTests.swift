@@ -121,6 +121,13 @@ import Testing
             return condition()
         }
 
+        /// Resident memory now (VmRSS), in bytes.
+        var residentBytes: Int {
+            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+
         /// SIGTERM, then the exit status.
         func stop() -> Int32 {
             process.terminate()
@@ -221,6 +228,23 @@ import Testing
         #expect((ha.stats()["largest_message"] ?? 0) > 5_000_000)
         #expect(ha.stats()["coalesce_requested"] == 1)
         #expect(agent.stop() == 0)
+    }
+
+    @Test func aLargeSnapshotsMemoryIsGivenBack() throws {
+        /// Resident bytes once the snapshot is applied and the agent idles.
+        func idleResidentBytes(_ arguments: [String]) throws -> Int {
+            let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: arguments + ["--start-delay", "60"])
+            let agent = try Agent(port: ha.port, devices: try DaemonTests.devicesFile())
+            #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
+            agent.wait(upTo: 1.5) { false }  // the next ticks
+            let bytes = agent.residentBytes
+            #expect(agent.stop() == 0)
+            return bytes
+        }
+        let small = try idleResidentBytes([])
+        let large = try idleResidentBytes(["--big-snapshot", "5"])
+        // Kept by the allocator, the 5 MB snapshot's frame and parse hold ~12 MB.
+        #expect(large - small < 4 << 20, "idle after a small snapshot: \(small) bytes; after a 5 MB one: \(large)")
     }
 
     @Test func aServerThatStopsAnsweringPingsIsLeft() throws {

@@ -104,7 +104,8 @@ def main():
         with open(devices, "w") as f:
             f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
         os.makedirs(os.path.join(work, "state"))
-        env = apns_environment(os.path.join(work, "apns"), apns_port, HA_TOKEN="order-token",
+        # Set here, so the agent does not restart itself to set it (Entry.swift): callgrind would lose it.
+        env = apns_environment(os.path.join(work, "apns"), apns_port, GNUTLS_NO_IMPLICIT_INIT="1", HA_TOKEN="order-token",
                                HA_URL=f"http://127.0.0.1:{ha_port}", API_TOKEN="order-api-token",
                                API_LISTEN="127.0.0.1:38123", STATE_DIR=os.path.join(work, "state"))
         profile = os.path.join(work, "callgrind.out")

@@ -62,6 +62,7 @@ import Testing
             environment["API_LISTEN"] = "127.0.0.1:0"
             environment["API_TOKEN"] = DaemonTests.apiToken
             environment["HA_TOKEN"] = DaemonTests.token
+            environment["GNUTLS_NO_IMPLICIT_INIT"] = nil  // the agent sets it itself (Entry.swift)
             process.environment = environment.merging(extra) { $1 }
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
@@ -119,6 +120,19 @@ import Testing
                 Thread.sleep(forTimeInterval: 0.05)
             }
             return condition()
+        }
+
+        /// The agent's environment now, from /proc.
+        var runningEnvironment: [String: String] {
+            let data = FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/environ") ?? Data()
+            var result: [String: String] = [:]
+            for entry in data.split(separator: 0) {
+                let text = String(decoding: entry, as: UTF8.self)
+                if let equals = text.firstIndex(of: "=") {
+                    result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+                }
+            }
+            return result
         }
 
         /// Resident memory now (VmRSS), in bytes.

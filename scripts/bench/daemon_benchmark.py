@@ -175,7 +175,9 @@ def main():
         agent.terminate()
         agent.wait()
         # The floor: the C libraries alone, same build, same machine.
-        floor = subprocess.Popen(pin_agent + [args.floor_binary], stdout=subprocess.PIPE, text=True)
+        # printbridge skips GnuTLS's load-time initialisation (Entry.swift); so does the floor.
+        floor = subprocess.Popen(pin_agent + [args.floor_binary], stdout=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, GNUTLS_NO_IMPLICIT_INIT="1"))
         processes.append(floor)
         floor.stdout.readline()
         time.sleep(2)

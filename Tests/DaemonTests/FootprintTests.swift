@@ -1,0 +1,39 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What keeps the agent's memory small beyond its own code.
+@Suite struct FootprintTests {
+    /// The agent's memory must not grow with the process's file limit:
+    /// libwebsockets sizes two tables by it (16 bytes per possible
+    /// descriptor) unless told otherwise, and Docker starts containers with a
+    /// limit of 1,048,576.
+    @Test func theHALinkDoesNotSizeTablesByTheFileLimit() throws {
+        let printbridge = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
+        let helper = URL(fileURLWithPath: printbridge).deletingLastPathComponent().appendingPathComponent("LinkFootprint").path
+        try #require(FileManager.default.isExecutableFile(atPath: helper), "LinkFootprint helper not built")
+        let result = try CommandRunner.execute(helper, [], directory: DaemonTests.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Int], "\(result.stdout)")
+        let fileLimit = try #require(report["fileLimit"]), bytes = try #require(report["bytes"])
+        // Below 8,192 files the tables would be too small to tell apart.
+        try #require(fileLimit >= 8192, "the hard file limit (ulimit -Hn) is \(fileLimit)")
+        #expect(bytes < 64 << 10, "the link took \(bytes) bytes with \(fileLimit) files allowed")
+    }
+
+    /// GnuTLS (loaded only because libcurl's librtmp links it) must not
+    /// initialise itself: the agent restarts itself once with
+    /// GNUTLS_NO_IMPLICIT_INIT=1, and leaves a value the user set alone.
+    @Test func gnuTLSDoesNotInitialiseItself() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "60"])
+        for (given, expected) in [(nil, "1"), ("0", "0")] as [(String?, String)] {
+            let agent = try DaemonTests.Agent(
+                port: ha.port, devices: try DaemonTests.devicesFile(),
+                environment: given.map { ["GNUTLS_NO_IMPLICIT_INIT": $0] } ?? [:])
+            #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") }, "\(agent.log)")
+            #expect(agent.runningEnvironment["GNUTLS_NO_IMPLICIT_INIT"] == expected)
+            #expect(agent.stop() == 0)
+        }
+    }
+}

@@ -20,7 +20,7 @@ func heapBytes() -> Int {
     defer { fclose(file) }
     var line = [CChar](repeating: 0, count: 256)
     while fgets(&line, Int32(line.count), file) != nil {
-        let text = String(cString: line)
+        let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         if text.hasPrefix("RssAnon:") {
             return (Int(text.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
         }

@@ -1,5 +1,5 @@
-// Test helper for DaemonTests (FileLimitTests): raises the soft file limit to
-// the hard one, creates a Home Assistant link (its libwebsockets context; it
+// Test helper for DaemonTests (FootprintTests): raises the file limit as far
+// as it may, creates a Home Assistant link (its libwebsockets context; it
 // never connects) and prints the limit and the anonymous memory (heap) the
 // link made resident.
 import HomeAssistantLink
@@ -8,11 +8,16 @@ import HomeAssistantLink
 import Glibc
 #endif
 
+let files = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
 var limit = rlimit()
-getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-limit.rlim_cur = limit.rlim_max
-setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+getrlimit(files, &limit)
+// At least 65,536 where allowed (root may raise the hard limit), else the hard limit.
+var raised = rlimit(rlim_cur: max(limit.rlim_max, 65536), rlim_max: max(limit.rlim_max, 65536))
+if setrlimit(files, &raised) != 0 {
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(files, &limit)
+}
+getrlimit(files, &limit)
 
 /// RssAnon of this process, in bytes: heap and other private memory in use.
 func heapBytes() -> Int {

@@ -1,6 +1,6 @@
-"""Shared by the scripts that run `printbridge run` between the mocks
-(daemon_benchmark.py, ../make_symbol_order.py): starting a mock, and the
-environment that points the agent at the mock APNs."""
+"""Shared by the scripts that run PrintBridge against the mocks
+(daemon_benchmark.py, apns_benchmark.py, ../make_symbol_order.py): starting a
+mock, and the environment that points PrintBridge at the mock APNs."""
 import os
 import subprocess
 
@@ -8,6 +8,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 MOCK_HA = os.path.join(ROOT, "Tests", "DaemonTests", "MockHA", "mock_ha.py")
 MOCK_APNS = os.path.join(ROOT, "Tests", "APNsClientTests", "MockAPNs", "mock_apns.py")
 BUNDLE = "com.example.PrinterMonitor"
+TEAM_ID, KEY_ID = "TEAMID1234", "KEYID56789"  # the mock APNs' defaults
 
 
 def start(cmd, **kwargs):
@@ -19,7 +20,7 @@ def start(cmd, **kwargs):
 
 def apns_environment(apns_workdir, apns_port, **settings):
     """os.environ plus the APNS_* settings for the mock APNs in apns_workdir, plus `settings`."""
-    return dict(os.environ, APNS_TEAM_ID="TEAMID1234", APNS_KEY_ID="KEYID56789", APNS_BUNDLE_ID=BUNDLE,
+    return dict(os.environ, APNS_TEAM_ID=TEAM_ID, APNS_KEY_ID=KEY_ID, APNS_BUNDLE_ID=BUNDLE,
                 APNS_KEY_PATH=os.path.join(apns_workdir, "AuthKey_TEST.p8"),
                 APNS_BASE_URL=f"https://127.0.0.1:{apns_port}", APNS_CA_FILE=os.path.join(apns_workdir, "ca.pem"),
                 **settings)

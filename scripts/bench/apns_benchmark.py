@@ -25,12 +25,9 @@ import sys
 import tempfile
 import time
 
+from agent_harness import BUNDLE, KEY_ID, MOCK_APNS, ROOT, TEAM_ID, apns_environment, start
 from steal import StealMeter
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-MOCK = os.path.join(ROOT, "Tests", "APNsClientTests", "MockAPNs", "mock_apns.py")
-TEAM, KEY_ID, BUNDLE = "TEAMID1234", "KEYID56789", "com.example.PrinterMonitor"
 TARGET = 0.90
 
 
@@ -44,7 +41,7 @@ def provider_token(key_path):
     with open(key_path, "rb") as f:
         key = serialization.load_pem_private_key(f.read(), None)
     signing_input = b64url(json.dumps({"alg": "ES256", "kid": KEY_ID}, separators=(",", ":")).encode()) + "." + \
-        b64url(json.dumps({"iss": TEAM, "iat": int(time.time())}, separators=(",", ":")).encode())
+        b64url(json.dumps({"iss": TEAM_ID, "iat": int(time.time())}, separators=(",", ":")).encode())
     r, s = utils.decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
     return signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
@@ -71,11 +68,9 @@ def main():
     pin_server, pin_client = ([], [])
     if (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
         pin_server, pin_client = ["taskset", "-c", "0"], ["taskset", "-c", "1"]
-    mock = subprocess.Popen(pin_server + [sys.executable, MOCK, "--workdir", workdir, "--team-id", TEAM, "--key-id", KEY_ID,
-                             "--bundle-id", BUNDLE, "--benchmark"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
+    mock, port = start(pin_server + [sys.executable, MOCK_APNS, "--workdir", workdir, "--team-id", TEAM_ID,
+                                     "--key-id", KEY_ID, "--bundle-id", BUNDLE, "--benchmark"])
     try:
-        port = int(mock.stdout.readline().split()[1])
         url = f"https://127.0.0.1:{port}"
         payload = os.path.join(workdir, "payload.json")
         with open(payload, "w") as f:
@@ -89,9 +84,7 @@ def main():
             "-d", payload, "-H", f"authorization: bearer {jwt}", "-H", "apns-push-type: alert",
             "-H", f"apns-topic: {BUNDLE}", "-H", "apns-priority: 10", "-H", f"apns-expiration: {int(time.time()) + 3600}",
             "-H", "apns-collapse-id: x1c.complete", "-H", "apns-id: 0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"]
-        environment = dict(os.environ, APNS_TEAM_ID=TEAM, APNS_KEY_ID=KEY_ID, APNS_BUNDLE_ID=BUNDLE,
-                           APNS_KEY_PATH=os.path.join(workdir, "AuthKey_TEST.p8"), APNS_BASE_URL=url,
-                           APNS_CA_FILE=os.path.join(workdir, "ca.pem"))
+        environment = apns_environment(workdir, port)
         ceilings, runs = [], []
         steal = StealMeter()
         for _ in range(args.rounds):

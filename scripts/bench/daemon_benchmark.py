@@ -30,8 +30,6 @@ import time
 from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start
 from steal import StealMeter
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
 
 def proc_stats(pid):
     with open(f"/proc/{pid}/stat") as f:
@@ -119,7 +117,7 @@ def main():
             processes.append(capture)
             time.sleep(1)
         agent = start_agent("latency", ha_port)
-        latency_steal = StealMeter()
+        latency_meter = StealMeter()
         deadline = time.time() + 60 + args.events * 0.02
         received = {}
         while time.time() < deadline:
@@ -129,14 +127,13 @@ def main():
             if len(received) >= args.events:
                 break
             time.sleep(0.5)
-        latency_steal = latency_steal.percent()
+        latency_steal = latency_meter.percent()
         agent.terminate()
         agent.wait()
         wire = []
         if capture:
             capture.send_signal(signal.SIGINT)
             capture.wait()
-            sys.path.insert(0, HERE)
             from pcap_latency import read_latencies
             wire = read_latencies(pcap, ha_port, apns_port)
         sent = {}
@@ -168,10 +165,10 @@ def main():
         agent = start_agent("load", ha_port)
         time.sleep(2)
         cpu2, _ = proc_stats(agent.pid)
-        load_steal = StealMeter()
+        load_meter = StealMeter()
         time.sleep(args.load - 1)
         cpu3, load_rss = proc_stats(agent.pid)
-        load_steal = load_steal.percent()
+        load_steal = load_meter.percent()
         agent.terminate()
         agent.wait()
         # The floor: the C libraries alone, same build, same machine.

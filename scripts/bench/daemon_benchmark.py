@@ -173,14 +173,20 @@ def main():
         agent.wait()
         # The floor: the C libraries alone, same build, same machine.
         # printbridge skips GnuTLS's load-time initialisation (Entry.swift); so does the floor.
-        floor = subprocess.Popen(pin_agent + [args.floor_binary], stdout=subprocess.PIPE, text=True,
-                                 env=dict(os.environ, GNUTLS_NO_IMPLICIT_INIT="1"))
-        processes.append(floor)
-        floor.stdout.readline()
-        time.sleep(2)
-        floor_memory = memory(floor.pid)
-        floor.terminate()
-        floor.wait()
+        def floor_memory_with(*arguments):
+            floor = subprocess.Popen(pin_agent + [args.floor_binary, *arguments], stdout=subprocess.PIPE, text=True,
+                                     env=dict(os.environ, GNUTLS_NO_IMPLICIT_INIT="1"))
+            processes.append(floor)
+            floor.stdout.readline()
+            time.sleep(2)
+            figures = memory(floor.pid)
+            floor.terminate()
+            floor.wait()
+            return figures
+
+        floor_memory = floor_memory_with()
+        # ...and with the APNs key loaded as `run` loads it at start-up.
+        floor_key_rss = floor_memory_with(env["APNS_KEY_PATH"])[0]
     finally:
         for process in processes:
             if process.poll() is None:
@@ -210,6 +216,8 @@ def main():
           f"only links and initialises libwebsockets, libcurl and OpenSSL, same build): "
           f"{floor_memory[0]:.1f}/{floor_memory[1]:.1f}/{floor_memory[2]:.1f} MiB; "
           f"PrintBridge's own share {idle_memory[0] - floor_memory[0]:.1f} MiB RSS")
+    print(f"  the floor with the .p8 key loaded as `run` loads it: RSS {floor_key_rss:.1f} MiB "
+          f"(the key alone: {floor_key_rss - floor_memory[0]:.1f} MiB)")
     print(f"load {args.load:.0f} s (2,000 unrelated events/s + 2 printers each second): RSS {load_rss:.1f} MiB, "
           f"CPU {load_cpu:.1f} % of a core (target <= 5 %): {'met' if load_cpu <= 5 else 'NOT met'}")
     print(f"  hypervisor steal during this phase: {load_steal:.1f} % of the machine's CPU time")

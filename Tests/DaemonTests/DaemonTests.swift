@@ -27,6 +27,7 @@ import Testing
 
         deinit {
             try? FileManager.default.removeItem(atPath: statsPath)
+            try? FileManager.default.removeItem(atPath: statsPath + ".tmp")
         }
 
         func stats() -> [String: Int] {

@@ -85,9 +85,12 @@ class MockHA:
         self.write_stats()
 
     def write_stats(self):
+        # Whole or not at all: a test reading while this writes must never
+        # see a truncated file (it would read as no stats).
         if self.args.stats:
-            with open(self.args.stats, "w") as f:
+            with open(self.args.stats + ".tmp", "w") as f:
                 json.dump(self.stats, f)
+            os.replace(self.args.stats + ".tmp", self.args.stats)
 
     def apply(self, event):
         new_state = event["data"].get("new_state")

@@ -11,7 +11,8 @@ struct DevicesCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show every registered device (tokens shortened).")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Show every registered device (tokens shortened).")
 
         @Option(name: .long, help: "text or json")
         var format: Format = .text
@@ -60,6 +61,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Register a phone by its APNs device token (or update the one with that token).")
 
         @Option(name: .long, help: "The APNs device token (hex).")
@@ -94,7 +96,7 @@ struct DevicesCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget a device and its tokens.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Forget a device and its tokens.")
 
         @Argument(help: "The device id (see `printbridge devices list`).")
         var id: String
@@ -115,6 +117,7 @@ struct DevicesCommand: ParsableCommand {
 
     struct Prefs: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "prefs",
             abstract: "Change which notifications a device gets (only the switches given change).")
 
         @Argument(help: "The device id.")

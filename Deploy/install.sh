@@ -22,8 +22,8 @@ run() { if [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 
 if [ -z "$BINARY" ]; then
   scripts/install-deps.sh
-  swift build -c release --product printbridge --static-swift-stdlib
-  BINARY=.build/release/printbridge
+  scripts/build-release.sh printbridge
+  BINARY=.build/deploy/release/printbridge
 fi
 run install -D -m 0755 "$BINARY" "$ROOT/usr/local/bin/printbridge"
 run install -D -m 0644 Deploy/systemd/printbridge.service "$ROOT/etc/systemd/system/printbridge.service"

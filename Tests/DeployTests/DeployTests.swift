@@ -168,4 +168,19 @@ import Testing
         }
         #expect(runtime.contains("ca-certificates"), "HA over https and APNs need the CA store")
     }
+
+    /// The image's binary is built as the benchmarks measure it (scripts/build-release.sh),
+    /// from files the build stage copies in.
+    @Test(arguments: ["Deploy/docker/Dockerfile", "Deploy/homeassistant-addon/printbridge/Dockerfile"])
+    func buildStageBuildsAsDeployed(path: String) throws {
+        let text = try String(contentsOfFile: DeployTests.root + "/" + path, encoding: .utf8)
+        let build = text.components(separatedBy: "\nFROM ")[1]
+        #expect(build.contains("RUN scripts/build-release.sh printbridge"))
+        #expect(build.contains(".build/deploy/release/printbridge /out/printbridge"))
+        let copied = build.split(separator: "\n").filter { $0.hasPrefix("COPY ") }.map { $0.split(separator: " ")[1] }
+        #expect(copied.contains("scripts/build-release.sh"))
+        for source in copied {
+            #expect(FileManager.default.fileExists(atPath: DeployTests.root + "/" + source), "\(source) is in the repository")
+        }
+    }
 }

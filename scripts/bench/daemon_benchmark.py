@@ -12,7 +12,7 @@
    measured: the floor, a program that only links and initialises
    libwebsockets, libcurl and OpenSSL (Sources/FootprintFloor), built the same
    way, so the agent's own share of the footprint shows.
-Both are built as deployed: release, --static-swift-stdlib. On 2+ cores the
+Both are built as deployed (scripts/build-release.sh). On 2+ cores the
 mocks and tcpdump run on CPU 0 and the agent on CPU 1.
 
 usage: python3 scripts/bench/daemon_benchmark.py [--events 1000] [--idle 60] [--load 60] [--skip-build]
@@ -62,15 +62,15 @@ def main():
     parser.add_argument("--load", type=float, default=60)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--no-pin", action="store_true", help="let the scheduler place mocks and agent")
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "printbridge"))
-    parser.add_argument("--floor-binary", default=os.path.join(ROOT, ".build", "release", "FootprintFloor"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "deploy", "release", "printbridge"))
+    parser.add_argument("--floor-binary", default=os.path.join(ROOT, ".build", "deploy", "release", "FootprintFloor"))
     args = parser.parse_args()
     subprocess.check_call([os.path.join(ROOT, "scripts", "install-test-deps.sh")])
     if not args.skip_build:
-        # As deployed (Deploy/install.sh, the Dockerfiles): release, static Swift runtime.
+        # As deployed (Deploy/install.sh, the Dockerfiles): scripts/build-release.sh.
         for product in ("printbridge", "FootprintFloor"):
-            subprocess.check_call(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", product],
-                                  cwd=ROOT, stdout=subprocess.DEVNULL)
+            subprocess.check_call([os.path.join(ROOT, "scripts", "build-release.sh"), product], cwd=ROOT,
+                                  stdout=subprocess.DEVNULL)
     work = tempfile.mkdtemp(prefix="printbridge-daemon-bench-")
     snapshot = os.path.join(work, "snapshot.jsonl")
     with open(os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")) as source, open(snapshot, "w") as out:

@@ -4,24 +4,33 @@ import PackageDescription
 /// Release builds on Linux link with lld and pack the ~40,000 relative
 /// relocations of the static Swift runtime into a few KB (DT_RELR, glibc >=
 /// 2.36): the loader no longer reads ~1 MB of relocation entries at start-up,
-/// and the daemon stays ~0.9 MB smaller.
+/// and the daemon stays ~0.9 MB smaller. The toolchain's static-stdlib link
+/// arguments also export every public symbol of ours and of the packages
+/// (~3,500 names, 320 KB of symbol tables the loader searches and the kernel
+/// maps); nothing looks them up, so they are not exported.
 let releaseLinking: [LinkerSetting] = [
     .unsafeFlags(
-        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
         .when(platforms: [.linux], configuration: .release)),
 ]
 
-/// ...and put the functions `run` executes next to each other
-/// (Sources/printbridge/printbridge.order, made by
-/// scripts/make_symbol_order.py), so the kernel maps one block of code rather
-/// than pieces of all of it. The linker moves whole input sections: most of
-/// the toolchain's static Swift runtime has a section per function, while a
-/// Swift file of ours keeps most functions in one section, which then moves
-/// as a block.
+/// ...and put the code and metadata `run` touches next to each other, so the
+/// kernel maps one block rather than pieces of all of a 10 MB binary
+/// (scripts/build-release.sh gives every Swift function and constant its own
+/// section, the linker moves sections):
+/// - Sources/printbridge/printbridge.order, made by
+///   scripts/make_symbol_order.py: the functions an idle `run` executes, then
+///   those a print adds, then the protocol conformance and type descriptors,
+///   which the runtime's conformance and type lookups read all of;
+/// - Sources/printbridge/unnamed-code.ld: the small compiler-made functions
+///   without a symbol name (closure contexts' destroy functions, merged
+///   thunks), which no order can name, in one place instead of next to their
+///   cold neighbours all over the code.
 let orderedLinking: [LinkerSetting] = releaseLinking + [
     .unsafeFlags(
         ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/printbridge/printbridge.order",
-         "-Xlinker", "--no-warn-symbol-ordering"],
+         "-Xlinker", "--no-warn-symbol-ordering",
+         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/printbridge/unnamed-code.ld"],
         .when(platforms: [.linux], configuration: .release)),
 ]
 
@@ -90,7 +99,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            exclude: ["printbridge.order"],
+            exclude: ["printbridge.order", "unnamed-code.ld"],
             linkerSettings: orderedLinking),
 
         // The APNs throughput benchmark's client (scripts/bench/apns_benchmark.py).

@@ -3,10 +3,15 @@
 
 Release builds put the code `printbridge run` executes next to each other
 at the start of the code (lld --symbol-ordering-file moves the input sections
-that hold those functions), so the kernel maps one block of code instead of
-faulting in pieces all over a 10 MB binary: the daemon stays ~2 MB smaller. The list
-is found by running `run` under valgrind's callgrind between the mock HA
-(a full print, so pushes are made) and the mock APNs, with the API up.
+that hold those functions; scripts/build-release.sh gives every function its
+own), so the kernel maps one block of code instead of faulting in pieces all
+over a 10 MB binary. The functions are found by running `run` under
+valgrind's callgrind between the mock HA and the mock APNs twice: connected
+and idle, then through a full print (pushes made) with the API asked too.
+The idle daemon's functions come first, those a print adds after them. Then
+come the protocol conformance descriptors and nominal type descriptors: the
+runtime's conformance and type lookups read every one of them, so together
+they are a few pages instead of a few bytes on every page of the constants.
 
 A stale list costs only memory (new functions land outside the ordered
 block); rerun this after larger changes. Needs valgrind (apt-get install
@@ -68,6 +73,21 @@ def text_sections(link_map):
     return defined
 
 
+DESCRIPTOR_SUFFIXES = ("Mc", "Mn")
+
+
+def descriptors(link_map):
+    """Names of the Swift protocol conformance (…Mc) and nominal type (…Mn) descriptors in the map."""
+    names = set()
+    with open(link_map, errors="replace") as f:
+        for line in f:
+            name = line.rstrip("\n").rsplit(" ", 1)[-1]
+            if name.startswith("$s") and name.endswith(DESCRIPTOR_SUFFIXES):
+                names.add(name)
+    return sorted(names, key=lambda name: (DESCRIPTOR_SUFFIXES.index(next(
+        suffix for suffix in DESCRIPTOR_SUFFIXES if name.endswith(suffix))), name))
+
+
 def placeable(functions, defined, big=16384):
     """Drops names the linker cannot place on their own. Local helpers
     ("outlined copy of ...", metadata accessors) share one name across
@@ -78,6 +98,45 @@ def placeable(functions, defined, big=16384):
     return [name for name in functions if len(defined.get(name, [])) <= 1 or max(defined[name]) <= big]
 
 
+class Profile:
+    """Runs `printbridge run` under callgrind against the mock HA and the mock APNs."""
+
+    def __init__(self, work, binary, apns_port, devices):
+        self.work, self.binary, self.apns_port, self.devices = work, binary, apns_port, devices
+
+    def run(self, name, events, seconds, api=False):
+        """The functions run in the binary: connected to a mock HA that sends
+        `events` after 5 s, for `seconds`, and with `api`, the control API asked
+        for its health, metrics and devices halfway."""
+        ha, ha_port = start([sys.executable, MOCK_HA, "--events", events, "--token", "order-token",
+                             "--interval", "0.05", "--start-delay", "5"])
+        state = os.path.join(self.work, "state-" + name)
+        os.makedirs(state)
+        # Set here, so the agent does not restart itself to set it (Entry.swift): callgrind would lose it.
+        env = apns_environment(os.path.join(self.work, "apns"), self.apns_port, GNUTLS_NO_IMPLICIT_INIT="1",
+                               HA_TOKEN="order-token", HA_URL=f"http://127.0.0.1:{ha_port}",
+                               API_TOKEN="order-api-token", API_LISTEN="127.0.0.1:38123", STATE_DIR=state)
+        output = os.path.join(self.work, f"callgrind.{name}")
+        agent = subprocess.Popen(["valgrind", "--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + output,
+                                  self.binary, "run", "--devices", self.devices], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(seconds / 2)
+            for path in ("/healthz", "/metrics", "/api/devices") if api else ():
+                request = urllib.request.Request("http://127.0.0.1:38123" + path,
+                                                 headers={"Authorization": "Bearer order-api-token"})
+                try:
+                    urllib.request.urlopen(request, timeout=10).read()
+                except OSError:
+                    pass
+            time.sleep(seconds / 2)
+        finally:
+            agent.terminate()
+            agent.wait(timeout=60)
+            ha.terminate()
+        return executed_functions(output, os.path.basename(self.binary))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=40)
@@ -86,61 +145,43 @@ def main():
         sys.exit("make_symbol_order.py needs valgrind (apt-get install valgrind)")
     work = tempfile.mkdtemp(prefix="printbridge-order-")
     link_map = os.path.join(work, "link.map")
-    binary = os.path.join(ROOT, ".build", "release", "printbridge")
+    binary = os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
     if os.path.exists(binary):
         os.remove(binary)  # so the build links again and writes the map
-    subprocess.check_call(["swift", "build", "-c", "release", "--static-swift-stdlib", "--product", "printbridge",
+    subprocess.check_call([os.path.join(ROOT, "scripts", "build-release.sh"), "printbridge",
                            "-Xlinker", "-Map=" + link_map], cwd=ROOT, stdout=subprocess.DEVNULL)
-    processes = []
+    apns = None
     try:
         apns, apns_port = start([sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"),
                                  "--bundle-id", BUNDLE])
-        processes.append(apns)
-        ha, ha_port = start([sys.executable, MOCK_HA, "--events",
-                             os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl"),
-                             "--token", "order-token", "--interval", "0.05", "--start-delay", "5"])
-        processes.append(ha)
         devices = os.path.join(work, "devices.json")
         with open(devices, "w") as f:
             f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
-        os.makedirs(os.path.join(work, "state"))
-        # Set here, so the agent does not restart itself to set it (Entry.swift): callgrind would lose it.
-        env = apns_environment(os.path.join(work, "apns"), apns_port, GNUTLS_NO_IMPLICIT_INIT="1", HA_TOKEN="order-token",
-                               HA_URL=f"http://127.0.0.1:{ha_port}", API_TOKEN="order-api-token",
-                               API_LISTEN="127.0.0.1:38123", STATE_DIR=os.path.join(work, "state"))
-        profile = os.path.join(work, "callgrind.out")
-        agent = subprocess.Popen(["valgrind", "--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + profile,
-                                  binary, "run", "--devices", devices], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        processes.append(agent)
-        time.sleep(args.seconds / 2)
-        for path in ("/healthz", "/metrics", "/api/devices"):
-            request = urllib.request.Request("http://127.0.0.1:38123" + path,
-                                             headers={"Authorization": "Bearer order-api-token"})
-            try:
-                urllib.request.urlopen(request, timeout=10).read()
-            except OSError:
-                pass
-        time.sleep(args.seconds / 2)
-        agent.terminate()
-        agent.wait(timeout=60)
-        seen = executed_functions(profile, "printbridge")
-        functions = placeable(seen, text_sections(link_map))
+        snapshot = os.path.join(work, "snapshot.jsonl")
+        with open(os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")) as source, open(snapshot, "w") as out:
+            out.writelines(source.readline() for _ in range(3))  # auth + the get_states snapshot, no events
+        profile = Profile(work, binary, apns_port, devices)
+        idle = profile.run("idle", snapshot, args.seconds)
+        full = profile.run("full", os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl"), args.seconds,
+                           api=True)
+        defined = text_sections(link_map)
+        functions = placeable(sorted(idle), defined) + placeable(sorted(set(full) - set(idle)), defined)
+        seen = set(idle) | set(full)
+        data = descriptors(link_map)
     finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
+        if apns and apns.poll() is None:
+            apns.terminate()
         shutil.rmtree(work, ignore_errors=True)
     if len(functions) < 500:
         sys.exit(f"only {len(functions)} functions seen; the profile run did not work")
     with open(ORDER, "w") as f:
-        f.write("\n".join(functions) + "\n")
+        f.write("\n".join(functions + data) + "\n")
     # The linker does not track the order file: make the next build link again.
     for stale in (binary, os.path.realpath(binary)):
         if os.path.exists(stale):
             os.remove(stale)
     print(f"{ORDER}: {len(functions)} functions ({len(seen) - len(functions)} of those run left out: "
-          "their name also names code inside a large section)")
+          f"their name also names code inside a large section), then {len(data)} descriptors")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,13 @@ final class SQLiteDatabase {
         var description: String
     }
 
+    /// Whether SQLite allocates page cache as pages are used rather than 20
+    /// pages at a connection's first read (pb_sqlite_config_pagecache_on_demand).
+    /// Set once, by the first connection, before it initialises SQLite.
+    static let pageCacheOnDemand = pb_sqlite_config_pagecache_on_demand() == SQLITE_OK
+
     init(path: String) throws(Error) {
+        _ = Self.pageCacheOnDemand
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &connection, flags, nil)

@@ -7,10 +7,17 @@ import PackageDescription
 /// and the daemon stays ~0.9 MB smaller. The toolchain's static-stdlib link
 /// arguments also export every public symbol of ours and of the packages
 /// (~3,500 names, 320 KB of symbol tables the loader searches and the kernel
-/// maps); nothing looks them up, so they are not exported.
+/// maps); nothing looks them up, so they are not exported. Segments are
+/// aligned to 64 KB: the kernel maps a file's pages in 64 KB blocks around
+/// each page touched (fault-around), and with a 64 KB-aligned load address
+/// (Linux honours the segments' alignment) those blocks cover the same parts
+/// of the file on every start, so the ordered code below fills whole blocks
+/// (about 0.1 MiB less, and the executable's share no longer varies by
+/// ±60 KB from one start to the next with where ASLR put it).
 let releaseLinking: [LinkerSetting] = [
     .unsafeFlags(
-        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+         "-Xlinker", "-z", "-Xlinker", "max-page-size=65536"],
         .when(platforms: [.linux], configuration: .release)),
 ]
 

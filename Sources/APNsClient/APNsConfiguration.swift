@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PrintBridgeCore
 
 /// Where and as whom to send: the seed server's APNS_* settings.
 public struct APNsConfiguration: Hashable, Sendable {
@@ -47,7 +48,7 @@ public struct APNsConfiguration: Hashable, Sendable {
     public static func fromEnvironment(_ environment: [String: String]) throws(APNsConfigurationError) -> APNsConfiguration {
         func value(_ name: String) -> String? {
             guard let raw = environment[name] else { return nil }
-            let trimmed = raw.trimmingSpaces
+            let trimmed = String(raw.trimmingWhitespace)
             return trimmed.isEmpty ? nil : trimmed
         }
         var problems: [String] = []
@@ -114,13 +115,4 @@ public struct APNsConfiguration: Hashable, Sendable {
 public struct APNsConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     public var problems: [String]
     public var description: String { "APNs configuration: " + problems.joined(separator: "; ") }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var slice = Substring(self)
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return String(slice)
-    }
 }

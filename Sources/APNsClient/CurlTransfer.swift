@@ -1,4 +1,5 @@
 import CCurl
+import PrintBridgeCore
 
 /// One request in flight: what libcurl's callbacks fill in, owned by the loop thread.
 final class Transfer {
@@ -29,11 +30,8 @@ final class Transfer {
         }
         guard let colon = text.firstIndex(of: ":") else { return }
         let name = text[..<colon].lowercased()
-        var value = text[text.index(after: colon)...]
         // "\r\n" is one Character in Swift: compare by whitespace, not by code unit.
-        while let first = value.first, first.isWhitespace { value.removeFirst() }
-        while let last = value.last, last.isWhitespace { value.removeLast() }
-        headers[name] = String(value)
+        headers[name] = String(text[text.index(after: colon)...].trimmingWhitespace)
     }
 
     func finish(_ result: Result<HTTP2Response, any Error>) {

@@ -1,3 +1,5 @@
+import PrintBridgeCore
+
 /// Where HA's WebSocket API is, from what a user writes: `http://ha.local:8123`,
 /// `https://ha.example.com`, `ws://…/api/websocket`, or inside an add-on
 /// `ws://supervisor/core/websocket`.
@@ -12,7 +14,7 @@ public struct HAEndpoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     public init(url: String) throws(Invalid) {
-        let text = url.trimmingWhitespace
+        let text = String(url.trimmingWhitespace)
         let schemes: [(String, Bool, Int)] = [("http://", false, 8123), ("ws://", false, 8123), ("https://", true, 443), ("wss://", true, 443)]
         guard let (scheme, secure, defaultPort) = schemes.first(where: { text.lowercased().hasPrefix($0.0) }) else {
             throw Invalid(description: "HA_URL must start with http://, https://, ws:// or wss:// (got \"\(text)\")")
@@ -49,13 +51,4 @@ public struct HAEndpoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(secure ? "wss" : "ws")://\(host.contains(":") ? "[\(host)]" : host):\(port)\(path)" }
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        var slice = Substring(self)
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return String(slice)
-    }
 }

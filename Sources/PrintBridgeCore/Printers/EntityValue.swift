@@ -4,7 +4,7 @@
 public enum EntityValue {
     /// States that mean "HA does not know right now".
     public static func carriesNoInformation(_ state: String) -> Bool {
-        switch state.trimmed.lowercased() {
+        switch state.trimmingWhitespace.lowercased() {
         case "", "unavailable", "unknown", "offline", "none", "null": return true
         default: return false
         }
@@ -12,7 +12,7 @@ public enum EntityValue {
 
     /// A plain decimal number (`42`, `-3.5`, `1e3`): no NaN, infinity, hex or spaces inside.
     public static func number(_ state: String) -> Double? {
-        let text = state.trimmed
+        let text = state.trimmingWhitespace
         guard !text.isEmpty else { return nil }
         var sawDigit = false
         for (offset, char) in text.utf8.enumerated() {
@@ -56,7 +56,7 @@ public enum EntityValue {
     public static func remainingSeconds(_ state: String, unit: String?) -> Int? {
         guard let value = number(state), value >= 0 else { return nil }
         let factor: Double
-        switch unit?.trimmed.lowercased() {
+        switch unit?.trimmingWhitespace.lowercased() {
         case nil, "", "min", "mins", "minute", "minutes", "m": factor = 60
         case "h", "hr", "hrs", "hour", "hours": factor = 3600
         case "s", "sec", "secs", "second", "seconds": factor = 1
@@ -76,7 +76,7 @@ public enum EntityValue {
         for candidate in [attributes["code"], attributes["error_code"], .string(state)] {
             guard let candidate else { continue }
             if let int = candidate.intValue, int > 0 { return int }
-            guard let text = candidate.stringValue?.trimmed, !text.isEmpty else { continue }
+            guard let text = candidate.stringValue?.trimmingWhitespace, !text.isEmpty else { continue }
             if let decimal = Int(text), decimal > 0 { return decimal }
             var hex = text.replacingOccurrences(of: "_", with: "").lowercased()
             if hex.hasPrefix("0x") { hex.removeFirst(2) }

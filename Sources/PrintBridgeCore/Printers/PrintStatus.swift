@@ -16,7 +16,7 @@ public enum PrintStatus: String, CaseIterable, Hashable, Sendable, Codable {
     /// for `unavailable`, `unknown`, `offline`, empty and unrecognised states:
     /// they carry no information about the print.
     public init?(raw: String) {
-        switch raw.trimmed.lowercased() {
+        switch raw.trimmingWhitespace.lowercased() {
         case "running", "printing": self = .running
         case "pause", "paused": self = .paused
         case "finish", "finished", "complete", "completed": self = .complete
@@ -33,13 +33,4 @@ public enum PrintStatus: String, CaseIterable, Hashable, Sendable, Codable {
 
     /// The print has ended.
     public var isTerminal: Bool { self == .complete || self == .failed || self == .cancelled }
-}
-
-extension String {
-    var trimmed: Substring {
-        var slice = Substring(self)
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return slice
-    }
 }

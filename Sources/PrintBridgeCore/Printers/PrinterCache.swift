@@ -53,10 +53,10 @@ public struct PrinterCache: Sendable {
             if let value = EntityValue.temperature(raw) { snapshot.nozzleTemp = value }
         case .bedTemp:
             if let value = EntityValue.temperature(raw) { snapshot.bedTemp = value }
-        case .taskName: snapshot.taskName = String(raw.trimmed)
-        case .subtaskName: snapshot.subtaskName = String(raw.trimmed)
-        case .gcodeFilename: snapshot.gcodeFilename = String(raw.trimmed)
-        case .stage: snapshot.stage = String(raw.trimmed)
+        case .taskName: snapshot.taskName = String(raw.trimmingWhitespace)
+        case .subtaskName: snapshot.subtaskName = String(raw.trimmingWhitespace)
+        case .gcodeFilename: snapshot.gcodeFilename = String(raw.trimmingWhitespace)
+        case .stage: snapshot.stage = String(raw.trimmingWhitespace)
         case .error: break
         }
     }
@@ -64,12 +64,12 @@ public struct PrinterCache: Sendable {
     /// "X1C Print status" → "X1C": the device part of the status entity's name.
     static func displayName(from friendlyName: String?) -> String? {
         guard let friendlyName else { return nil }
-        var name = Substring(friendlyName.trimmed)
+        var name = Substring(friendlyName.trimmingWhitespace)
         for tail in [" print status", " status"] where name.lowercased().hasSuffix(tail) {
             name = name.dropLast(tail.count)
             break
         }
-        let trimmed = String(name).trimmed
+        let trimmed = String(name).trimmingWhitespace
         return trimmed.isEmpty ? nil : String(trimmed)
     }
 }

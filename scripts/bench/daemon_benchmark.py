@@ -210,8 +210,8 @@ def main():
     print(f"  hypervisor steal during this phase: {latency_steal:.1f} % of the machine's CPU time")
     idle_cpu = 100 * (cpu1 - cpu0) / args.idle
     load_cpu = 100 * (cpu3 - cpu2) / (args.load - 1)
-    print(f"idle {args.idle:.0f} s: RSS {idle_rss:.1f} MiB, CPU {idle_cpu:.2f} % of a core (target RSS <= 18 MB): "
-          f"{'met' if idle_rss * 1.048576 <= 18 else 'NOT met'}")
+    print(f"idle {args.idle:.0f} s: RSS {idle_rss:.1f} MiB = {idle_rss * 1.048576:.1f} MB, CPU {idle_cpu:.2f} % of a core "
+          f"(target RSS <= 18 MB, read as 18 x 10^6 bytes): {'met' if idle_rss * 1.048576 <= 18 else 'NOT met'}")
     print(f"  RSS/PSS/USS {idle_memory[0]:.1f}/{idle_memory[1]:.1f}/{idle_memory[2]:.1f} MiB; the floor (a program that "
           f"only links and initialises libwebsockets, libcurl and OpenSSL, same build): "
           f"{floor_memory[0]:.1f}/{floor_memory[1]:.1f}/{floor_memory[2]:.1f} MiB; "

@@ -32,7 +32,8 @@ let releaseLinking: [LinkerSetting] = [
 /// - Sources/printbridge/unnamed-code.ld: the small compiler-made functions
 ///   without a symbol name (closure contexts' destroy functions, merged
 ///   thunks), which no order can name, in one place instead of next to their
-///   cold neighbours all over the code.
+///   cold neighbours all over the code, and likewise the jump tables of the
+///   functions.
 let orderedLinking: [LinkerSetting] = releaseLinking + [
     .unsafeFlags(
         ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/printbridge/printbridge.order",

@@ -11,7 +11,8 @@ and idle, then through a full print (pushes made) with the API asked too.
 The idle daemon's functions come first, those a print adds after them. Then
 come the protocol conformance descriptors and nominal type descriptors: the
 runtime's conformance and type lookups read every one of them, so together
-they are a few pages instead of a few bytes on every page of the constants.
+they are a few pages instead of a few bytes on every page of the constants;
+last, the few other constants every start reads (READ_AT_START).
 
 A stale list costs only memory (new functions land outside the ordered
 block); rerun this after larger changes. Needs valgrind (apt-get install
@@ -74,6 +75,11 @@ def text_sections(link_map):
 
 
 DESCRIPTOR_SUFFIXES = ("Mc", "Mn")
+
+# Constants every start reads that no profile names: the Unicode property
+# tables behind Character.isUppercase / isWhitespace, which ArgumentParser's
+# derivation of option names consults (found with valgrind's lackey).
+READ_AT_START = ["_ZL29_swift_stdlib_scalar_binProps", "_ZL34_swift_stdlib_scalar_binProps_data"]
 
 
 def descriptors(link_map):
@@ -175,7 +181,7 @@ def main():
     if len(functions) < 500:
         sys.exit(f"only {len(functions)} functions seen; the profile run did not work")
     with open(ORDER, "w") as f:
-        f.write("\n".join(functions + data) + "\n")
+        f.write("\n".join(functions + data + READ_AT_START) + "\n")
     # The linker does not track the order file: make the next build link again.
     for stale in (binary, os.path.realpath(binary)):
         if os.path.exists(stale):

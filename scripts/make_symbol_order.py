@@ -29,7 +29,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
-from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start  # noqa: E402
+from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs  # noqa: E402
 
 ORDER = os.path.join(ROOT, "Sources", "printbridge", "printbridge.order")
 
@@ -90,8 +90,7 @@ def descriptors(link_map):
             name = line.rstrip("\n").rsplit(" ", 1)[-1]
             if name.startswith("$s") and name.endswith(DESCRIPTOR_SUFFIXES):
                 names.add(name)
-    return sorted(names, key=lambda name: (DESCRIPTOR_SUFFIXES.index(next(
-        suffix for suffix in DESCRIPTOR_SUFFIXES if name.endswith(suffix))), name))
+    return sorted(names, key=lambda name: (name[-2:], name))  # conformances, then types
 
 
 def placeable(functions, defined, big=16384):
@@ -160,12 +159,7 @@ def main():
     try:
         apns, apns_port = start([sys.executable, MOCK_APNS, "--workdir", os.path.join(work, "apns"),
                                  "--bundle-id", BUNDLE])
-        devices = os.path.join(work, "devices.json")
-        with open(devices, "w") as f:
-            f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
-        snapshot = os.path.join(work, "snapshot.jsonl")
-        with open(os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")) as source, open(snapshot, "w") as out:
-            out.writelines(source.readline() for _ in range(3))  # auth + the get_states snapshot, no events
+        snapshot, devices = write_agent_inputs(work)
         profile = Profile(work, binary, apns_port, devices)
         idle = profile.run("idle", snapshot, args.seconds)
         full = profile.run("full", os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl"), args.seconds,

@@ -1,6 +1,7 @@
 """Shared by the scripts that run PrintBridge against the mocks
 (daemon_benchmark.py, apns_benchmark.py, ../make_symbol_order.py): starting a
-mock, and the environment that points PrintBridge at the mock APNs."""
+mock, the inputs an agent is started with, and the environment that points
+PrintBridge at the mock APNs."""
 import os
 import subprocess
 
@@ -16,6 +17,19 @@ def start(cmd, **kwargs):
     process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **kwargs)
     port = int(process.stdout.readline().split()[1])
     return process, port
+
+
+def write_agent_inputs(work):
+    """Writes into `work` the snapshot the mock HA serves (the sample print's
+    auth and get_states lines, no events) and a devices file with one phone;
+    returns their paths (snapshot, devices)."""
+    snapshot = os.path.join(work, "snapshot.jsonl")
+    with open(os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")) as source, open(snapshot, "w") as out:
+        out.writelines(source.readline() for _ in range(3))
+    devices = os.path.join(work, "devices.json")
+    with open(devices, "w") as f:
+        f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
+    return snapshot, devices
 
 
 def apns_environment(apns_workdir, apns_port, **settings):

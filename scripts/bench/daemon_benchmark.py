@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start
+from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs
 from steal import StealMeter
 
 
@@ -72,12 +72,7 @@ def main():
             subprocess.check_call([os.path.join(ROOT, "scripts", "build-release.sh"), product], cwd=ROOT,
                                   stdout=subprocess.DEVNULL)
     work = tempfile.mkdtemp(prefix="printbridge-daemon-bench-")
-    snapshot = os.path.join(work, "snapshot.jsonl")
-    with open(os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")) as source, open(snapshot, "w") as out:
-        out.writelines(source.readline() for _ in range(3))  # auth + the get_states snapshot
-    devices = os.path.join(work, "devices.json")
-    with open(devices, "w") as f:
-        f.write('[{"apnsToken":"' + "ab" * 32 + '","settings":{"onPaused":true}}]')
+    snapshot, devices = write_agent_inputs(work)
     apns_log = os.path.join(work, "apns-requests.log")
     ha_log = os.path.join(work, "ha-sent.log")
     processes = []

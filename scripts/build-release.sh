@@ -27,9 +27,15 @@ product="${1:-printbridge}"
 shift || true
 
 static_libs="$PWD/.build/deploy/static-libs"
-libstdcxx="$(clang -print-file-name=libstdc++.a)"
+libstdcxx=""
+for compiler in clang gcc cc; do  # the toolchain's clang, else the system's compilers
+  if command -v "$compiler" >/dev/null; then
+    libstdcxx="$("$compiler" -print-file-name=libstdc++.a)"
+    [[ "$libstdcxx" == /* ]] && break
+  fi
+done
 if [[ "$libstdcxx" != /* ]]; then
-  echo "build-release.sh: clang finds no libstdc++.a; install GCC's libstdc++ -dev package (libstdc++-12-dev on Debian 12)" >&2
+  echo "build-release.sh: no libstdc++.a found; install GCC's libstdc++ -dev package (libstdc++-12-dev on Debian 12)" >&2
   exit 1
 fi
 mkdir -p "$static_libs"

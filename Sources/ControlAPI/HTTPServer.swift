@@ -8,6 +8,14 @@ import Glibc
 /// A small HTTP/1.1 server for the app's API: one thread, poll(2), one
 /// request per connection, bounded headers and bodies, slow clients dropped.
 /// The handler runs on the server thread and must be quick (store calls).
+///
+/// After its answer the server closes gently: it shuts its side, then reads
+/// and discards what the client still sends until the client closes (bounded
+/// by `Limits.lingerSeconds` and `Limits.lingerBytes`). An answer given
+/// before the whole request arrived (413 for a body over the limit, 400 for
+/// bad headers) therefore reaches the client. Closed at once, the socket
+/// would answer the rest of the upload with a reset, and the client would
+/// report a failed send instead of the 413.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `listener` and `connections` are used only on the
     // server thread; `stopping` is behind a Mutex; the rest is immutable.
@@ -19,6 +27,10 @@ public final class HTTPServer: @unchecked Sendable {
         /// A connection that has not sent its whole request by then is closed.
         public var requestTimeout: Double = 10
         public var maximumConnections = 64
+        /// How long, and for how many bytes, a closing connection waits for
+        /// the client to finish sending and close.
+        public var lingerSeconds: Double = 2
+        public var lingerBytes = 1 << 20
         public init() {}
     }
 
@@ -40,6 +52,9 @@ public final class HTTPServer: @unchecked Sendable {
         var input: [UInt8] = []
         var output: [UInt8] = []
         var written = 0
+        /// Set once the answer is written: the side is shut, input discarded.
+        var lingeringUntil: Double?
+        var discarded = 0
         init(descriptor: Int32, opened: Double) {
             self.descriptor = descriptor
             self.opened = opened
@@ -121,17 +136,25 @@ public final class HTTPServer: @unchecked Sendable {
     private func serve() {
         while !stopping.withLock({ $0 }) {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+            var wait = 1.0
+            let started = monotonicSeconds()
             for (descriptor, connection) in connections {
-                fds.append(pollfd(fd: descriptor, events: Int16(connection.output.isEmpty ? POLLIN : POLLOUT), revents: 0))
+                let writing = !connection.output.isEmpty && connection.lingeringUntil == nil
+                fds.append(pollfd(fd: descriptor, events: Int16(writing ? POLLOUT : POLLIN), revents: 0))
+                if let until = connection.lingeringUntil { wait = min(wait, max(0, until - started)) }
             }
-            _ = poll(&fds, nfds_t(fds.count), 1000)
+            _ = poll(&fds, nfds_t(fds.count), Int32((wait * 1000).rounded(.up)))
             if fds[0].revents != 0 { accept() }
             for index in fds.indices.dropFirst(2) where fds[index].revents != 0 {
                 service(fds[index].fd)
             }
             let now = monotonicSeconds()
-            for (descriptor, connection) in connections where connection.output.isEmpty && now - connection.opened > limits.requestTimeout {
-                drop(descriptor)
+            for (descriptor, connection) in connections {
+                if let until = connection.lingeringUntil {
+                    if now > until { drop(descriptor) }
+                } else if connection.output.isEmpty && now - connection.opened > limits.requestTimeout {
+                    drop(descriptor)
+                }
             }
         }
         for descriptor in Array(connections.keys) { drop(descriptor) }
@@ -158,13 +181,24 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func service(_ descriptor: Int32) {
         guard let connection = connections[descriptor] else { return }
+        if connection.lingeringUntil != nil {
+            var sink = [UInt8](repeating: 0, count: 16 * 1024)
+            let count = sink.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            connection.discarded += max(count, 0)
+            if count <= 0 || connection.discarded > limits.lingerBytes { drop(descriptor) }
+            return
+        }
         if !connection.output.isEmpty {
             let count = connection.output.withUnsafeBytes {
                 send(descriptor, $0.baseAddress! + connection.written, $0.count - connection.written, Int32(MSG_NOSIGNAL))
             }
             if count <= 0 { return drop(descriptor) }
             connection.written += count
-            if connection.written >= connection.output.count { drop(descriptor) }
+            if connection.written >= connection.output.count {
+                shutdown(descriptor, Int32(SHUT_WR))
+                connection.input = []
+                connection.lingeringUntil = monotonicSeconds() + limits.lingerSeconds
+            }
             return
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)

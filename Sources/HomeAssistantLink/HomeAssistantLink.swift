@@ -107,6 +107,12 @@ public final class HomeAssistantLink: @unchecked Sendable {
         // Docker's default limit of 1,048,576. This context holds one
         // connection and its wake-up pipe; a small table costs nothing.
         info.fd_limit_per_thread = 16
+        // libwebsockets reads at most this much per wake-up (4 KB by
+        // default). A busy HA's burst of a hundred household events is ~35 KB:
+        // read in one go, it costs one pass through the loop below and one
+        // coalescing pause instead of nine (2,000 events/s: ~575 -> ~200
+        // context switches/s, about a quarter less CPU).
+        info.pt_serv_buf_size = 32 * 1024
         if let caFile {
             let copy = strdup(caFile)!
             strings.append(copy)

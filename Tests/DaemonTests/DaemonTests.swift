@@ -40,7 +40,7 @@ import Testing
 
     /// A running `printbridge run --dry-run`, its output in files.
     final class Agent {
-        let process = Process()
+        let process: ChildProcess
         let outPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).out"
         let errPath = NSTemporaryDirectory() + "printbridge-run-\(UUID().uuidString.prefix(8)).err"
 
@@ -52,10 +52,6 @@ import Testing
         ) throws {
             self.stateDirectory = stateDirectory ?? DaemonTests.temporaryDirectory("state")
             let binary = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
-            FileManager.default.createFile(atPath: outPath, contents: nil)
-            FileManager.default.createFile(atPath: errPath, contents: nil)
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["run", "--devices", devices] + (dryRun ? ["--dry-run"] : [])
             var environment = ProcessInfo.processInfo.environment
             environment["HA_URL"] = "http://127.0.0.1:\(port)"
             environment["HA_CA_FILE"] = nil
@@ -64,10 +60,15 @@ import Testing
             environment["API_TOKEN"] = DaemonTests.apiToken
             environment["HA_TOKEN"] = DaemonTests.token
             environment["GNUTLS_NO_IMPLICIT_INIT"] = nil  // the agent sets it itself (Entry.swift)
-            process.environment = environment.merging(extra) { $1 }
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-            try process.run()
+            let out = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let err = open(errPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            defer {
+                close(out)
+                close(err)
+            }
+            process = try ChildProcess(
+                binary, ["run", "--devices", devices] + (dryRun ? ["--dry-run"] : []),
+                environment: environment.merging(extra) { $1 }, stdout: .descriptor(out), stderr: .descriptor(err))
         }
 
         deinit {
@@ -125,7 +126,7 @@ import Testing
 
         /// The agent's environment now, from /proc.
         var runningEnvironment: [String: String] {
-            let data = FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/environ") ?? Data()
+            let data = FileManager.default.contents(atPath: "/proc/\(process.pid)/environ") ?? Data()
             var result: [String: String] = [:]
             for entry in data.split(separator: 0) {
                 let text = String(decoding: entry, as: UTF8.self)
@@ -138,7 +139,7 @@ import Testing
 
         /// Resident memory now (VmRSS), in bytes.
         var residentBytes: Int {
-            let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
             return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
         }
@@ -146,8 +147,7 @@ import Testing
         /// SIGTERM, then the exit status.
         func stop() -> Int32 {
             process.terminate()
-            process.waitUntilExit()
-            return process.terminationStatus
+            return process.waitForExit()
         }
     }
 
@@ -572,7 +572,7 @@ import FoundationNetworking
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "30"])
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
         #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
-        kill(agent.process.processIdentifier, SIGHUP)
+        agent.process.signal(SIGHUP)
         #expect(agent.wait(upTo: 5) { agent.log.contains("devices reloaded: 1") })
         #expect(agent.process.isRunning)
         #expect(ha.stats()["connections"] == 1, "the HA connection stays up")
@@ -601,12 +601,12 @@ import FoundationNetworking
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["PRINTBRIDGE_CONFIG": path])
         #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
         try "milestones: 10,90\nlive_activity_interval: 12\nha_ping_interval: 5\n".write(toFile: path, atomically: true, encoding: .utf8)
-        kill(agent.process.processIdentifier, SIGHUP)
+        agent.process.signal(SIGHUP)
         #expect(agent.wait(upTo: 5) { agent.log.contains("milestones 10,90, live activity interval 12.0 s") })
         #expect(agent.log.contains("HA_PING_INTERVAL changed in the settings file; restart printbridge to apply it"))
         #expect(!agent.log.contains("MILESTONES changed"))
         try "milestones: 10,90\n  nested: 1\n".write(toFile: path, atomically: true, encoding: .utf8)
-        kill(agent.process.processIdentifier, SIGHUP)
+        agent.process.signal(SIGHUP)
         #expect(agent.wait(upTo: 5) { agent.log.contains("settings file not re-read, keeping the previous settings") })
         #expect(agent.log.contains("\(path):2: unexpected indentation"))
         #expect(agent.process.isRunning)

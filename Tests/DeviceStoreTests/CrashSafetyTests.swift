@@ -12,20 +12,20 @@ import Testing
         let printbridge = try #require(CommandRunner.binary(repositoryRoot: root))
         let writer = URL(fileURLWithPath: printbridge).deletingLastPathComponent().appendingPathComponent("StoreWriter").path
         try #require(FileManager.default.isExecutableFile(atPath: writer), "StoreWriter helper not built")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: writer)
-        process.arguments = [temp.directory]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let output = try ChildProcess.pipe()
+        let process = try ChildProcess(
+            writer, [temp.directory], environment: ProcessInfo.processInfo.environment, stdout: .descriptor(output.write))
+        close(output.write)
+        defer { close(output.read) }
+        let reader = FileHandle(fileDescriptor: output.read, closeOnDealloc: false)
         var text = ""
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, (text.split(separator: "\n").last.flatMap { Int($0) } ?? 0) < 200 {
-            text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            text += String(decoding: reader.availableData, as: UTF8.self)
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.signal(SIGKILL)
+        _ = process.waitForExit()
+        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
         let committed = text.split(separator: "\n").compactMap { Int($0) }.last ?? 0
         #expect(committed >= 200)
         let store = try temp.open()

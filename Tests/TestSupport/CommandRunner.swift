@@ -49,26 +49,45 @@ public enum CommandRunner {
     public static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String)
         throws -> Result
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        // stdout through a pipe; stderr into a file, so neither can fill up and block.
-        let out = Pipe()
-        let errPath = NSTemporaryDirectory() + "printbridge-stderr-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: errPath) }
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try? err.close()
-        let stderr = FileManager.default.contents(atPath: errPath) ?? Data()
+        let out = try ChildProcess.pipe()
+        let err = try ChildProcess.pipe()
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                directory: directory, stdout: .descriptor(out.write), stderr: .descriptor(err.write))
+        } catch {
+            for descriptor in [out.read, out.write, err.read, err.write] { close(descriptor) }
+            throw error
+        }
+        close(out.write)
+        close(err.write)
+        // Both at once, so that neither pipe can fill up and block the child.
+        let (stdout, stderr) = readToEnd(out.read, err.read)
+        close(out.read)
+        close(err.read)
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            status: child.waitForExit(), stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Everything two descriptors give until both are at their end.
+    static func readToEnd(_ first: Int32, _ second: Int32) -> ([UInt8], [UInt8]) {
+        var data: [[UInt8]] = [[], []]
+        var open = [first, second]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while open.contains(where: { $0 >= 0 }) {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&fds, nfds_t(fds.count), -1) >= 0 || errno == EINTR else { break }
+            for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(fds[index].fd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    data[index] += buffer[0..<count]
+                } else if count == 0 || errno != EINTR {
+                    open[index] = -1
+                }
+            }
+        }
+        return (data[0], data[1])
     }
 }

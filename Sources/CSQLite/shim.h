@@ -6,10 +6,7 @@
 /* SQLITE_TRANSIENT is a cast macro ((sqlite3_destructor_type)-1) Swift cannot import. */
 static inline sqlite3_destructor_type pb_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 
-/* sqlite3_config is variadic; single-thread/serialized switches take no argument. */
-static inline int pb_sqlite_config_serialized(void) { return sqlite3_config(SQLITE_CONFIG_SERIALIZED); }
-
-/* SQLite's default page cache takes 20 pages (~87 KB) per connection at its
+/* sqlite3_config is variadic, which Swift cannot call. SQLite's default page cache takes 20 pages (~87 KB) per connection at its
    first read and writes a header into every one, so all of it is resident at
    once; the device store reads a handful of pages. With no initial bulk
    allocation, pages are allocated as the store uses them. Takes effect only

@@ -48,8 +48,11 @@ enum Repo {
         fclose(file)
     }
 
+    /// A fresh path for each call: tests run in parallel, and two that
+    /// wrote the same name raced (one replayed a file the other was
+    /// rewriting, and saw no events).
     static func temporaryPath(_ name: String) -> String {
-        "/tmp/printbridge-test-\(getpid())-\(name)"
+        "/tmp/printbridge-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
     }
 }
 

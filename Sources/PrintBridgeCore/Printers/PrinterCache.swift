@@ -64,12 +64,12 @@ public struct PrinterCache: Sendable {
     /// "X1C Print status" → "X1C": the device part of the status entity's name.
     static func displayName(from friendlyName: String?) -> String? {
         guard let friendlyName else { return nil }
-        var name = Substring(friendlyName.trimmingWhitespace)
+        var name = friendlyName.trimmingWhitespace
         for tail in [" print status", " status"] where name.lowercased().hasSuffix(tail) {
             name = name.dropLast(tail.count)
             break
         }
-        let trimmed = String(name).trimmingWhitespace
+        let trimmed = name.trimmingWhitespace
         return trimmed.isEmpty ? nil : String(trimmed)
     }
 }

@@ -12,12 +12,8 @@ import Testing
         let printbridge = try #require(CommandRunner.binary(repositoryRoot: root))
         let writer = URL(fileURLWithPath: printbridge).deletingLastPathComponent().appendingPathComponent("StoreWriter").path
         try #require(FileManager.default.isExecutableFile(atPath: writer), "StoreWriter helper not built")
-        let output = try ChildProcess.pipe()
-        let process = try ChildProcess(
-            writer, [temp.directory], environment: ProcessInfo.processInfo.environment, stdout: .descriptor(output.write))
-        close(output.write)
-        defer { close(output.read) }
-        let reader = FileHandle(fileDescriptor: output.read, closeOnDealloc: false)
+        let process = try ChildProcess(writer, [temp.directory], stdout: .pipe)
+        let reader = FileHandle(fileDescriptor: process.stdoutPipe, closeOnDealloc: true)
         var text = ""
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, (text.split(separator: "\n").last.flatMap { Int($0) } ?? 0) < 200 {

@@ -15,8 +15,14 @@ import Glibc
 /// child, so no child holds another's pipes, and the exit is learnt from
 /// waitpid.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: `pid` is immutable; `status` is behind `lock`.
+    // @unchecked Sendable: `pid` and the pipe ends are immutable; `status` is
+    // behind `lock`.
     public let pid: pid_t
+    /// This process's end of each stream given as `.pipe` (else -1): write
+    /// to `stdinPipe`, read from the others. The caller closes them.
+    public let stdinPipe: Int32
+    public let stdoutPipe: Int32
+    public let stderrPipe: Int32
     private let lock = NSLock()
     private var status: Int32?
 
@@ -30,23 +36,38 @@ public final class ChildProcess: @unchecked Sendable {
         case null
         /// This descriptor (the parent keeps and closes its own copy).
         case descriptor(Int32)
+        /// A new pipe; this process's end is `stdinPipe`, `stdoutPipe` or `stderrPipe`.
+        case pipe
     }
 
-    /// Starts `executable` with `arguments`, exactly `environment`, in
-    /// `directory` (nil: this process's).
+    /// Starts `executable` with `arguments`, `environment` (this process's
+    /// unless given), in `directory` (nil: this process's).
     public init(
-        _ executable: String, _ arguments: [String], environment: [String: String],
+        _ executable: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         directory: String? = nil, stdin: Stream = .null, stdout: Stream = .null, stderr: Stream = .null
     ) throws(SpawnError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        var parentEnds: [Int32] = [-1, -1, -1]
+        var childEnds: [Int32] = []
+        var started = false
+        defer {
+            childEnds.forEach { close($0) }  // the child has its copies
+            if !started { parentEnds.filter { $0 >= 0 }.forEach { close($0) } }
+        }
         for (stream, target) in [(stdin, Int32(0)), (stdout, 1), (stderr, 2)] {
             switch stream {
             case .null:
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .descriptor(let descriptor):
                 posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+            case .pipe:
+                let ends = try Self.pipe()
+                let (child, parent) = target == 0 ? (ends.read, ends.write) : (ends.write, ends.read)
+                childEnds.append(child)
+                parentEnds[Int(target)] = parent
+                posix_spawn_file_actions_adddup2(&actions, child, target)
             }
         }
         guard let closeFrom = Self.addCloseFrom, closeFrom(&actions, 3) == 0 else {
@@ -81,7 +102,9 @@ public final class ChildProcess: @unchecked Sendable {
         guard result == 0 else {
             throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
         }
+        started = true
         self.pid = pid
+        (stdinPipe, stdoutPipe, stderrPipe) = (parentEnds[0], parentEnds[1], parentEnds[2])
     }
 
     deinit {
@@ -147,7 +170,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// A pipe whose ends are closed on exec, so that only the child it is
     /// handed to (by dup2) holds it.
-    public static func pipe() throws(SpawnError) -> (read: Int32, write: Int32) {
+    private static func pipe() throws(SpawnError) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         guard Glibc.pipe(&fds) == 0 else { throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))") }
         for descriptor in fds { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }

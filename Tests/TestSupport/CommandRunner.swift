@@ -49,23 +49,13 @@ public enum CommandRunner {
     public static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String)
         throws -> Result
     {
-        let out = try ChildProcess.pipe()
-        let err = try ChildProcess.pipe()
-        let child: ChildProcess
-        do {
-            child = try ChildProcess(
-                executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
-                directory: directory, stdout: .descriptor(out.write), stderr: .descriptor(err.write))
-        } catch {
-            for descriptor in [out.read, out.write, err.read, err.write] { close(descriptor) }
-            throw error
-        }
-        close(out.write)
-        close(err.write)
+        let child = try ChildProcess(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            directory: directory, stdout: .pipe, stderr: .pipe)
         // Both at once, so that neither pipe can fill up and block the child.
-        let (stdout, stderr) = readToEnd(out.read, err.read)
-        close(out.read)
-        close(err.read)
+        let (stdout, stderr) = readToEnd(child.stdoutPipe, child.stderrPipe)
+        close(child.stdoutPipe)
+        close(child.stderrPipe)
         return Result(
             status: child.waitForExit(), stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))

@@ -16,34 +16,24 @@ public final class MockProcess: @unchecked Sendable {
 
     /// Runs `python3 script arguments…` and waits for its port.
     public init(script: String, arguments: [String]) throws {
-        let input = try ChildProcess.pipe()
-        let output = try ChildProcess.pipe()
-        do {
-            child = try ChildProcess(
-                "/usr/bin/env", ["python3", script] + arguments, environment: ProcessInfo.processInfo.environment,
-                stdin: .descriptor(input.read), stdout: .descriptor(output.write))
-        } catch {
-            for descriptor in [input.read, input.write, output.read, output.write] { close(descriptor) }
-            throw error
-        }
-        close(input.read)
-        close(output.write)
-        stdin = input.write
-        defer { close(output.read) }
+        child = try ChildProcess("/usr/bin/env", ["python3", script] + arguments, stdin: .pipe, stdout: .pipe)
+        stdin = child.stdinPipe
+        let output = child.stdoutPipe
+        defer { close(output) }
         var line: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 256)
         while !line.contains(0x0A) {
-            let count = buffer.withUnsafeMutableBytes { read(output.read, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
-                close(input.write)
+                close(stdin)
                 throw DidNotStart()
             }
             line += buffer[0..<count]
         }
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).prefix { $0.isNumber }) else {
-            close(input.write)
+            close(stdin)
             throw DidNotStart()
         }
         self.port = port

@@ -16,6 +16,7 @@ Both are built as deployed (scripts/build-release.sh). On 2+ cores the
 mocks and tcpdump run on CPU 0 and the agent on CPU 1.
 
 usage: python3 scripts/bench/daemon_benchmark.py [--events 1000] [--idle 60] [--load 60] [--skip-build]
+       [--binary PATH]  (another build of printbridge, to compare two side by side)
 """
 import argparse
 import os
@@ -41,6 +42,18 @@ def proc_stats(pid):
             if line.startswith("VmRSS:"):
                 rss = int(line.split()[1]) / 1024
     return ticks / os.sysconf("SC_CLK_TCK"), rss
+
+
+def context_switches(pid):
+    """Context switches of all the process's threads so far (each a wake-up or a preemption)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                total += sum(int(line.split()[1]) for line in f if "ctxt_switches:" in line)
+        except FileNotFoundError:
+            pass  # the thread ended
+    return total
 
 
 def memory(pid):
@@ -160,9 +173,11 @@ def main():
         agent = start_agent("load", ha_port)
         time.sleep(2)
         cpu2, _ = proc_stats(agent.pid)
+        switches2 = context_switches(agent.pid)
         load_meter = StealMeter()
         time.sleep(args.load - 1)
         cpu3, load_rss = proc_stats(agent.pid)
+        switches3 = context_switches(agent.pid)
         load_steal = load_meter.percent()
         agent.terminate()
         agent.wait()
@@ -215,6 +230,7 @@ def main():
           f"(the key alone: {floor_key_rss - floor_memory[0]:.1f} MiB)")
     print(f"load {args.load:.0f} s (2,000 unrelated events/s + 2 printers each second): RSS {load_rss:.1f} MiB, "
           f"CPU {load_cpu:.1f} % of a core (target <= 5 %): {'met' if load_cpu <= 5 else 'NOT met'}")
+    print(f"  context switches: {(switches3 - switches2) / (args.load - 1):.0f} a second")
     print(f"  hypervisor steal during this phase: {load_steal:.1f} % of the machine's CPU time")
 
 

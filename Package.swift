@@ -134,7 +134,7 @@ let package = Package(
             dependencies: ["TestSupport", "APNsClient"],
             exclude: ["MockHA"]),
         .executableTarget(name: "StoreWriter", dependencies: ["DeviceStore"], path: "Tests/StoreWriter"),
-        .executableTarget(name: "LinkFootprint", dependencies: ["HomeAssistantLink"], path: "Tests/LinkFootprint"),
+        .executableTarget(name: "LinkFootprint", dependencies: ["HomeAssistantLink", "PrintBridgeCore"], path: "Tests/LinkFootprint"),
         .testTarget(
             name: "DeviceStoreTests",
             dependencies: ["DeviceStore", "PrintBridgeCore", "CSQLite", "TestSupport"]),

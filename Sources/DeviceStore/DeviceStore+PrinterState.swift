@@ -9,7 +9,7 @@ extension DeviceStore {
             var states: [String: PrinterNotificationState] = [:]
             try database.query("""
                 SELECT prefix, last_status, print_id, milestones_sent, milestone_reference, last_live_activity_push,
-                       live_activity_due FROM printer_state
+                       live_activity_due, held_status, held_due, held_file FROM printer_state
                 """) { row in
                 guard let prefix = row.text(0) else { return }
                 let milestones = Set((row.text(3) ?? "").split(separator: ",").compactMap { Int($0) })
@@ -20,7 +20,8 @@ extension DeviceStore {
                     lastStatus: row.text(1).flatMap(PrintStatus.init(rawValue:)), printID: row.text(2),
                     milestonesSent: milestones,
                     milestoneReference: row.isNull(4) ? nil : row.real(4),
-                    lastLiveActivityPush: time(5), liveActivityDue: time(6))
+                    lastLiveActivityPush: time(5), liveActivityDue: time(6),
+                    heldStatus: row.text(7).flatMap(PrintStatus.init(rawValue:)), heldDue: time(8), heldFile: row.text(9))
             }
             return states
         }
@@ -35,18 +36,22 @@ extension DeviceStore {
                 for (prefix, state) in states.sorted(by: { $0.key < $1.key }) {
                     try database.query("""
                         INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
-                                                   last_live_activity_push, live_activity_due, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                                   last_live_activity_push, live_activity_due, updated_at,
+                                                   held_status, held_due, held_file)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
                             milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
                             last_live_activity_push = excluded.last_live_activity_push,
-                            live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at
+                            live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at,
+                            held_status = excluded.held_status, held_due = excluded.held_due, held_file = excluded.held_file
                         """, [
                             .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
                             .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
                             state.milestoneReference.map(SQLiteDatabase.Value.real) ?? .null,
                             state.lastLiveActivityPush.map { .real($0.seconds) } ?? .null,
                             state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
+                            .optional(state.heldStatus?.rawValue), state.heldDue.map { .real($0.seconds) } ?? .null,
+                            .optional(state.heldFile),
                         ])
                 }
             }

@@ -44,6 +44,12 @@ enum StoreSchema {
             live_activity_due REAL,
             updated_at REAL NOT NULL
         );
+        """,
+        // 2: the last status seen when it is not yet acted on (a held verdict).
         """
+        ALTER TABLE printer_state ADD COLUMN held_status TEXT;
+        ALTER TABLE printer_state ADD COLUMN held_due REAL;
+        ALTER TABLE printer_state ADD COLUMN held_file TEXT;
+        """,
     ]
 }

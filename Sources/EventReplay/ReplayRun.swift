@@ -28,12 +28,16 @@ public struct ReplayRun: ~Copyable {
         public var lines = 0
         public var badLines = 0
         public var pushes = 0
+        /// Frames, messages and printer updates read.
+        public var reading = HAFrameReader.Statistics()
         public var statistics = PipelineStatistics()
 
         public init() {}
     }
 
     public private(set) var pipeline: PrinterPipeline
+    /// The same frame path the daemon's HA link runs.
+    public private(set) var reader: HAFrameReader
     private let clock: ManualClock
     public private(set) var summary = Summary()
 
@@ -58,9 +62,9 @@ public struct ReplayRun: ~Copyable {
         precondition(speed > 0, "speed must be positive")
         clock = ManualClock()
         pipeline = PrinterPipeline(
-            matcher: matcher, planner: PushPlanner(configuration: planner, restoring: remembered), devices: devices,
-            clock: clock)
-        pipeline.usesFrameFilter = frameFilter
+            planner: PushPlanner(configuration: planner, restoring: remembered), devices: devices, clock: clock)
+        reader = HAFrameReader(matcher: matcher)
+        reader.usesFrameFilter = frameFilter
         self.simulatedApps = simulatedApps
         self.startingAt = startingAt
         self.speed = speed
@@ -125,6 +129,7 @@ public struct ReplayRun: ~Copyable {
             onDiagnostic(Diagnostic(file: path, line: reader.lineNumber, message: "read failed: \(error)"))
         }
         summary.statistics = pipeline.statistics
+        summary.reading = self.reader.statistics
     }
 
     private mutating func handle(
@@ -132,20 +137,14 @@ public struct ReplayRun: ~Copyable {
         onDiagnostic: (Diagnostic) -> Void
     ) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-        if pipeline.skipsFrame(line) { return }
-        var messages: [HAMessage]
-        do throws(HAMessageError) { messages = try PrinterPipeline.decode(line) } catch {
+        let read: [HAMessage]?
+        do throws(HAMessageError) { read = try reader.messages(in: line) } catch {
             summary.badLines += 1
             onDiagnostic(Diagnostic(file: path, line: number, message: "skipped: \(error)"))
             return
         }
-        if messages.contains(where: pipeline.wantsOldState),
-            let full = try? PrinterPipeline.decode(line, keepingOldState: true), full.count == messages.count
-        {
-            messages = full
-        }
-        for message in messages {
-            if let recorded = PrinterPipeline.time(of: message) {
+        for message in read ?? [] {
+            if let recorded = message.time {
                 var time = recorded
                 if let startingAt {
                     let first = firstRecorded ?? recorded
@@ -155,8 +154,10 @@ public struct ReplayRun: ~Copyable {
                 emit(pipeline.fireDue(upTo: time), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
                 clock.set(time)
             }
-            openSimulatedActivities()
-            emit(pipeline.handle(message), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
+            for input in reader.inputs(from: message) {
+                openSimulatedActivities()
+                emit(pipeline.handle(input), path: path, line: number, onPush: onPush, onDiagnostic: onDiagnostic)
+            }
         }
     }
 
@@ -165,6 +166,7 @@ public struct ReplayRun: ~Copyable {
     public mutating func finish(onPush: (Push) -> Void, onDiagnostic: (Diagnostic) -> Void) {
         emit(pipeline.fireDue(upTo: .distantFuture), path: "(end)", line: nil, onPush: onPush, onDiagnostic: onDiagnostic)
         summary.statistics = pipeline.statistics
+        summary.reading = reader.statistics
     }
 
     private mutating func emit(

@@ -8,11 +8,11 @@ import Glibc
 
 /// What the link reports, in order, through `events`.
 public enum LinkEvent: Sendable {
-    /// A `state_changed` event frame in HA's layout, raw: the consumer filters
-    /// and parses it (most are about other entities).
-    case frame([UInt8])
-    /// Any other message, already decoded (results, the snapshot, the registry).
-    case message(HAMessage)
+    /// What a frame's messages mean to the printers (read and matched on the
+    /// link's thread by its `HAFrameReader`).
+    case printers([PrinterInput])
+    /// A result was handled (the snapshot among them: its memory can go back).
+    case result
     /// Protocol news for logs and metrics.
     case notice(HASession.Notice)
     case connected
@@ -54,18 +54,23 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var tickerThread = pthread_t()
     private let clock: any EpochClock
     private let tapsFrames: Bool
-    /// Drops household events on this thread, before they cost a copy and a
-    /// task hop; kept current from the registry results seen here. Nil: every
-    /// event frame goes to the consumer.
-    private var matcher: EntityMatcher?
+    /// The one frame path: splits frames into messages, drops household
+    /// events before they cost a parse, a copy or a task hop, and matches
+    /// printer entities with the registry seen on this connection.
+    private var reader: HAFrameReader
     /// The largest message accepted; a bigger one closes the connection.
     private let maximumMessageBytes: Int
-    /// Event frames received (dropped or passed on) and when the last came; for metrics.
+    /// Events received (dropped or passed on) and when the last came; for metrics.
     private let eventFrames = Mutex((count: 0, last: 0.0))
+    /// Printer entity updates matched so far; for metrics.
+    private let matched = Mutex(0)
 
-    /// Event frames received so far and the monotonic-free wall time of the
-    /// last one (seconds since 1970; 0: none yet). Safe from any thread.
+    /// Events received so far and the wall time of the last one (seconds
+    /// since 1970; 0: none yet). Safe from any thread.
     public var eventStatistics: (count: Int, last: Double) { eventFrames.withLock { $0 } }
+
+    /// Printer entity updates (events and snapshot entries) read so far. Safe from any thread.
+    public var matchedUpdates: Int { matched.withLock { $0 } }
 
     private struct Control {
         var stopping = false
@@ -77,13 +82,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
     public init(
         endpoint: HAEndpoint, accessToken: String, caFile: String? = nil,
         configuration: HASession.Configuration = .init(), clock: any EpochClock = SystemClock(),
-        tapsFrames: Bool = false, filteringWith matcher: EntityMatcher? = nil, maximumMessageBytes: Int = 64 << 20
+        tapsFrames: Bool = false, reader: HAFrameReader = HAFrameReader(), maximumMessageBytes: Int = 64 << 20
     ) {
         self.maximumMessageBytes = maximumMessageBytes
         self.endpoint = endpoint
         self.clock = clock
         self.tapsFrames = tapsFrames
-        self.matcher = matcher
+        self.reader = reader
         session = HASession(accessToken: accessToken, configuration: configuration)
         (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
         let name = strdup("printbridge-ha")!
@@ -287,40 +292,44 @@ public final class HomeAssistantLink: @unchecked Sendable {
     }
 
     /// One whole frame; `kept` is the same bytes as an array when there is one.
+    /// Every message of it goes to the session, in order, and what it means
+    /// to the printers to the consumer.
     private func handle(frame bytes: UnsafeRawBufferPointer, kept: [UInt8]?) {
-        func frame() -> [UInt8] { kept ?? Array(bytes) }
         let now = clock.now()
-        if tapsFrames { continuation.yield(.received(frame())) }
-        if HAFrameFilter.isHAEventFrame(bytes) {
-            _ = session.received(.other(type: "event"), at: now)
-            eventFrames.withLock { $0 = ($0.count + 1, now.seconds) }
-            if let matcher, HAFrameFilter.isIrrelevant(bytes, matcher: matcher) {
-                return
-            }
-            continuation.yield(.frame(frame()))
-            return
-        }
-        let decoded: Result<[HAMessage], HAMessageError>
+        if tapsFrames { continuation.yield(.received(kept ?? Array(bytes))) }
+        let messages: [HAMessage]?
         do throws(HAMessageError) {
-            decoded = .success(try PrinterPipeline.decode(bytes, keepingOldState: true))
-        } catch { decoded = .failure(error) }
-        guard case .success(let messages) = decoded else {
-            if case .failure(let error) = decoded {
-                continuation.yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
-            }
+            messages = try reader.messages(in: bytes)
+        } catch {
+            continuation.yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
             return
         }
+        guard let messages else {
+            session.receivedUnparsedEvent(at: now)
+            countEvents(1, at: now)
+            return
+        }
+        var inputs: [PrinterInput] = []
+        var events = 0
+        var results = false
         for message in messages {
             run(session.received(message, at: now))
-            if case .result(let result) = message, let entries = result.registryEntries() {
-                matcher?.applyRegistry(entries)
+            switch message {
+            case .event: events += 1
+            case .result: results = true
+            default: break
             }
-            if case .event = message {
-                continuation.yield(.frame(frame()))  // a coalesced array of events: consumer re-filters
-                return
-            }
-            continuation.yield(.message(message))
+            inputs += reader.inputs(from: message)
         }
+        if events > 0 { countEvents(events, at: now) }
+        let updates = reader.statistics.matchedUpdates
+        matched.withLock { $0 = updates }
+        if !inputs.isEmpty { continuation.yield(.printers(inputs)) }
+        if results { continuation.yield(.result) }
+    }
+
+    private func countEvents(_ count: Int, at now: EpochTime) {
+        eventFrames.withLock { $0 = ($0.count + count, now.seconds) }
     }
 
     /// Writes one queued frame; returns false to close the connection.

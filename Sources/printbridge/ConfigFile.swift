@@ -41,6 +41,9 @@ struct ConfigFile: Sendable {
         .init(name: "LOG_LEVEL", secret: false, help: "trace, debug, info, notice, warning, error, critical"),
         .init(name: "MILESTONES", secret: false, help: "progress alerts, e.g. 25,50,75"),
         .init(name: "LIVE_ACTIVITY_INTERVAL", secret: false, help: "seconds between Live Activity updates"),
+        .init(name: "START_SETTLE", secret: false, help: "seconds a start waits for the new print's file and values (5)"),
+        .init(name: "CANCEL_WINDOW", secret: false, help: "seconds a failure waits for a cancel code that follows (10)"),
+        .init(name: "FLICKER_WINDOW", secret: false, help: "seconds a print gone idle may come back as the same print (60)"),
         .init(name: "HEALTH_HA_GRACE", secret: false, help: "seconds HA may be away before /healthz is 503 (60)"),
     ]
 

@@ -22,7 +22,8 @@ struct ReplayCommand: AsyncParsableCommand {
 
             Without --devices, one demo device follows every printer with every
             notification on and keeps a Live Activity open for every printer.
-            Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL (options win).
+            Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL, START_SETTLE, CANCEL_WINDOW,
+            FLICKER_WINDOW (options win).
 
             With --send (and --devices), the pushes go to APNs with the APNS_* credentials
             (see `printbridge send-test --help`) as the print happened: the recording's
@@ -172,6 +173,14 @@ struct ReplayCommand: AsyncParsableCommand {
             guard let interval = Double(text) else { throw configError("LIVE_ACTIVITY_INTERVAL must be a number of seconds") }
             configuration.liveActivityInterval = interval
         }
+        for (name, field) in [
+            ("START_SETTLE", \PlannerConfiguration.startSettle), ("CANCEL_WINDOW", \.cancelWindow),
+            ("FLICKER_WINDOW", \.flickerWindow),
+        ] {
+            guard let text = StandardStreams.environment(name) else { continue }
+            guard let seconds = Double(text) else { throw configError("\(name) must be a number of seconds") }
+            configuration[keyPath: field] = seconds
+        }
         if let problem = configuration.problems().first {
             throw configError(problem)
         }
@@ -188,7 +197,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     private func printStatistics(_ summary: ReplayRun.Summary, elapsed: Double) {
-        let stats = summary.statistics
+        let stats = summary.reading
         let rate = elapsed > 0 ? Double(summary.lines) / elapsed : 0
         let parsed = stats.frames - stats.filteredFrames
         StandardStreams.err(

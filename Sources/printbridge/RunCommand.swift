@@ -90,7 +90,7 @@ struct RunCommand: AsyncParsableCommand {
         if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
         let link = HomeAssistantLink(
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
-            configuration: sessionConfiguration, filteringWith: EntityMatcher(),
+            configuration: sessionConfiguration,
             maximumMessageBytes: Int((try Self.seconds("HA_MAX_MESSAGE_MB") ?? 64) * 1_048_576))
         let metrics = AgentMetrics(
             haGracePeriod: try Self.seconds("HEALTH_HA_GRACE") ?? 60, apnsMode: dryRun ? "dry-run" : "configured")
@@ -181,21 +181,17 @@ struct RunCommand: AsyncParsableCommand {
                     }
                 }
                 switch event {
-                case .frame(let bytes):
-                    let skipped = bytes.withUnsafeBytes { pipeline.skipsFrame($0) }
-                    if skipped { continue }
-                    for message in Self.decode(bytes, for: pipeline) {
+                case .printers(let inputs):
+                    for input in inputs {
                         let due = pipeline.fireDue(upTo: SystemClock().now())
                         deliver(due, states: pipeline.planner.printers)
-                        let output = pipeline.handle(message)
+                        let output = pipeline.handle(input)
                         deliver(output, states: pipeline.planner.printers)
                     }
-                case .message(let message):
-                    let output = pipeline.handle(message)
-                    deliver(output, states: pipeline.planner.printers)
+                case .result:
                     // A result may be the multi-MB snapshot: give its memory
                     // back on the next tick, once the link has let go of it too.
-                    if case .result = message { trimDue = true }
+                    trimDue = true
                 case .tick:
                     if trimDue {
                         trimDue = false
@@ -211,7 +207,7 @@ struct RunCommand: AsyncParsableCommand {
                     let events = link.eventStatistics
                     metrics.lastEvent(at: events.last)
                     metrics.update(
-                        eventsReceived: events.count, eventsMatched: pipeline.statistics.matchedUpdates,
+                        eventsReceived: events.count, eventsMatched: link.matchedUpdates,
                         printers: pipeline.cache.printers.count, devices: pipeline.devices.count,
                         tokenRenewals: sender?.providerTokenRenewals ?? 0)
                     // The API's view of the printers, refreshed at most twice a second.
@@ -248,19 +244,6 @@ struct RunCommand: AsyncParsableCommand {
         }
         sender?.shutdown(grace: 0)
         logger.info("stopped")
-    }
-
-    /// A frame's messages, with `old_state` when the pipeline needs it.
-    static func decode(_ bytes: [UInt8], for pipeline: PrinterPipeline) -> [HAMessage] {
-        bytes.withUnsafeBytes { buffer -> [HAMessage] in
-            guard var messages = try? PrinterPipeline.decode(buffer) else { return [] }
-            if messages.contains(where: pipeline.wantsOldState),
-                let full = try? PrinterPipeline.decode(buffer, keepingOldState: true), full.count == messages.count
-            {
-                messages = full
-            }
-            return messages
-        }
     }
 
     /// Adds a devices file's devices to the store (registering each token once).

@@ -6,7 +6,9 @@ import PrintBridgeCore
 /// LIVE_ACTIVITY_INTERVAL) applies at once; settings that belong to a
 /// connection or the API are named in a warning, to apply at the next restart.
 enum SettingsReload {
-    static let appliedLive: Set<String> = ["MILESTONES", "LIVE_ACTIVITY_INTERVAL"]
+    static let appliedLive: Set<String> = [
+        "MILESTONES", "LIVE_ACTIVITY_INTERVAL", "START_SETTLE", "CANCEL_WINDOW", "FLICKER_WINDOW",
+    ]
 
     /// The new planner settings, or nil (kept as they were) when there is no
     /// file or it is bad; either way one log line says what happened.

@@ -60,6 +60,12 @@ import Testing
             environment["API_TOKEN"] = DaemonTests.apiToken
             environment["HA_TOKEN"] = DaemonTests.token
             environment["GNUTLS_NO_IMPLICIT_INIT"] = nil  // the agent sets it itself (Entry.swift)
+            // The mock plays a recording hours long in a second of wall time:
+            // verdicts held for seconds would span the whole print. The holds
+            // themselves are the planner's tests' and the real HA's.
+            environment["START_SETTLE"] = "0"
+            environment["CANCEL_WINDOW"] = "0"
+            environment["FLICKER_WINDOW"] = "0"
             let out = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             let err = open(errPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             defer {
@@ -260,6 +266,23 @@ import Testing
         let large = try idleResidentBytes(["--big-snapshot", "5"])
         // Kept by the allocator, the 5 MB snapshot's frame and parse hold ~12 MB.
         #expect(large - small < 4 << 20, "idle after a small snapshot: \(small) bytes; after a 5 MB one: \(large)")
+    }
+
+    /// HA's writer sends whatever is queued as one array: a pong or a result
+    /// behind an event must reach the session, or every ping interval ends in
+    /// "no pong" and a reconnect with a full get_states.
+    @Test func pongsAndResultsBatchedBehindEventsKeepTheConnection() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--batch-replies", "--coalesce"])
+        let agent = try Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(),
+            environment: ["HA_PING_INTERVAL": "1", "HA_PONG_TIMEOUT": "1"])
+        #expect(agent.wait(upTo: 20) { (ha.stats()["pings"] ?? 0) >= 4 })
+        let stats = ha.stats()
+        #expect(stats["connections"] == 1, "no reconnect: \(agent.log)")
+        #expect((stats["batched_replies"] ?? 0) >= 5, "the bambu_lab_event subscription's result and the pongs")
+        #expect(!agent.log.contains("no pong"))
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts)
+        #expect(agent.stop() == 0)
     }
 
     @Test func aServerThatStopsAnsweringPingsIsLeft() throws {

@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 1)
+        #expect(store.schemaVersion == 2)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 1)
+        #expect(try temp.open().schemaVersion == 2)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -108,6 +108,9 @@ let activity = String(repeating: "ef", count: 40)
                 lastStatus: .running, printID: "x1c-1795165200", milestonesSent: [25, 50], milestoneReference: 52.5,
                 lastLiveActivityPush: EpochTime(seconds: 1_795_165_260), liveActivityDue: EpochTime(seconds: 1_795_165_290)),
             "p1s": PrinterNotificationState(lastStatus: .complete),
+            // A status seen just before a crash, not yet acted on: a start settling.
+            "a1": PrinterNotificationState(
+                lastStatus: .idle, heldStatus: .running, heldDue: EpochTime(seconds: 1_795_165_205), heldFile: "cube.3mf"),
         ]
         try temp.open().saveNotificationStates(states)
         #expect(try temp.open().notificationStates() == states)

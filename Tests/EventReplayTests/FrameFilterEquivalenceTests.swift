@@ -49,12 +49,12 @@ import Testing
         let path = try Self.file(in: layout)
         let filtered = replay([path])
         let full = replay([path], frameFilter: false)
-        #expect(full.summary.statistics.filteredFrames == 0)
+        #expect(full.summary.reading.filteredFrames == 0)
         expectSame(filtered.lines, full.lines, "\(layout)")
         #expect(filtered.lines.count > 20)
         #expect(filtered.diagnostics.map(\.line) == full.diagnostics.map(\.line))
         if layout != .coalesced {
-            #expect(filtered.summary.statistics.filteredFrames > filtered.summary.lines / 2)
+            #expect(filtered.summary.reading.filteredFrames > filtered.summary.lines / 2)
         }
     }
 

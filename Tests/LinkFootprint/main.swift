@@ -3,6 +3,7 @@
 // never connects) and prints the limit and the anonymous memory (heap) the
 // link made resident.
 import HomeAssistantLink
+import PrintBridgeCore
 
 #if canImport(Glibc)
 import Glibc
@@ -34,8 +35,11 @@ func heapBytes() -> Int {
 }
 
 let endpoint = try HAEndpoint(url: "ws://127.0.0.1:9/api/websocket")
+// The frame reader (entity matcher) is made first: what is measured is the
+// link's libwebsockets context, whose tables could grow with the file limit.
+let reader = HAFrameReader()
 let before = heapBytes()
-let link = HomeAssistantLink(endpoint: endpoint, accessToken: "unused")
+let link = HomeAssistantLink(endpoint: endpoint, accessToken: "unused", reader: reader)
 let taken = heapBytes() - before
 print(#"{"fileLimit":\#(limit.rlim_cur),"bytes":\#(taken)}"#)
 withExtendedLifetime(link) {}

@@ -83,10 +83,23 @@ import Testing
         }
     }
 
+    @Test func preparationEndsLikeARunningPrint() {
+        #expect(Transition(from: .preparing, to: .failed) == .failed)
+        #expect(Transition(from: .preparing, to: .cancelled) == .cancelled)
+        #expect(Transition(from: .preparing, to: .paused) == .paused)
+    }
+
+    @Test func aPrintThatGoesIdleIsAbandoned() {
+        for from in [PrintStatus.running, .paused] {
+            #expect(Transition(from: from, to: .idle) == .abandoned)
+            #expect(Transition(from: from, to: .preparing) == .abandoned)
+        }
+    }
+
     @Test func nonEventsAreNil() {
         #expect(Transition(from: .idle, to: .complete) == nil)
-        #expect(Transition(from: .preparing, to: .failed) == nil)
-        #expect(Transition(from: .running, to: .idle) == nil)
+        #expect(Transition(from: .idle, to: .failed) == nil)
+        #expect(Transition(from: .complete, to: .idle) == nil)
         #expect(Transition(from: .failed, to: .cancelled) == nil)
         #expect(Transition(from: .idle, to: .preparing) == nil)
     }

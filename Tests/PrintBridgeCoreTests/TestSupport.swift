@@ -79,13 +79,16 @@ struct PipelineHarness {
         return produced
     }
 
-    /// Brings a printer to a running print, first seen idle (a baseline), then started.
+    /// Brings a printer to a running print, first seen idle (a baseline),
+    /// then started (the start told once it has settled).
     mutating func startPrint(_ prefix: String, file: String = "benchy.3mf") {
         set(prefix, "_print_status", "idle")
         set(prefix, "_task_name", file)
         set(prefix, "_print_progress", "0")
         set(prefix, "_print_status", "running", after: 1)
+        wait(pipeline.planner.configuration.startSettle)
     }
+
 }
 
 extension Array where Element == Push {
@@ -105,4 +108,20 @@ func device(
     Device(
         id: id, apnsToken: HA.deviceToken, printerPrefixes: printers, preferences: preferences,
         activityTokens: activity, pushToStartToken: pushToStart)
+}
+
+extension PrinterPipeline {
+    /// Feeds one HA message as the frame reader would (default matcher, no registry).
+    mutating func handle(_ message: HAMessage) -> Output {
+        var reader = HAFrameReader()
+        var output = Output()
+        for input in reader.inputs(from: message) {
+            let produced = handle(input)
+            output.pushes += produced.pushes
+            output.endedActivities += produced.endedActivities
+            output.failures += produced.failures
+            output.changedPrinters.formUnion(produced.changedPrinters)
+        }
+        return output
+    }
 }

@@ -35,6 +35,19 @@ public enum HAMessage: Hashable, Sendable {
         }
     }
 
+    /// The time a message speaks for: `time_fired` of an event, the newest
+    /// `last_updated` of a state snapshot; nil when it carries none.
+    public var time: EpochTime? {
+        switch self {
+        case .event(_, let event):
+            return event.timeFired ?? event.stateChange?.newState?.lastUpdated
+        case .result(let result):
+            return result.states()?.states.compactMap(\.lastUpdated).max()
+        default:
+            return nil
+        }
+    }
+
     /// Decodes a WebSocket text frame or a recorded line: one message object,
     /// or a JSON array of them when HA coalesces messages.
     public static func decodeAll(_ json: JSONValue) throws(HAMessageError) -> [HAMessage] {
@@ -130,16 +143,21 @@ public struct EntityRegistryEntry: Hashable, Sendable {
     }
 }
 
-/// An HA bus event. Only `state_changed` is decoded further.
+/// An HA bus event. `state_changed` is decoded further; any other event
+/// keeps its `data` object (ha-bambulab's `bambu_lab_event` carries
+/// `device_id` and `type` there).
 public struct HAEvent: Hashable, Sendable {
     public var eventType: String
     public var timeFired: EpochTime?
     public var stateChange: StateChange?
+    /// The `data` members of an event other than `state_changed`.
+    public var data: [String: JSONValue]
 
-    public init(eventType: String, timeFired: EpochTime?, stateChange: StateChange?) {
+    public init(eventType: String, timeFired: EpochTime?, stateChange: StateChange?, data: [String: JSONValue] = [:]) {
         self.eventType = eventType
         self.timeFired = timeFired
         self.stateChange = stateChange
+        self.data = data
     }
 
     init(json: JSONValue) throws(HAMessageError) {
@@ -151,8 +169,10 @@ public struct HAEvent: Hashable, Sendable {
         if eventType == "state_changed" {
             guard let data = json["data"] else { throw .shape("state_changed event has no \"data\"") }
             stateChange = try StateChange(json: data)
+            self.data = [:]
         } else {
             stateChange = nil
+            self.data = json["data"]?.objectValue ?? [:]
         }
     }
 }

@@ -4,8 +4,8 @@
 ///
 /// On every connection: `auth_required` → `auth` → `auth_ok`, then (ids from 1)
 /// `supported_features` (coalesced messages), the entity registry, `get_states`
-/// (the snapshot, which is also the resync after a reconnect) and
-/// `subscribe_events` for `state_changed`. A ping goes out every
+/// (the snapshot, which is also the resync after a reconnect),
+/// `subscribe_events` for `state_changed` and for ha-bambulab's `bambu_lab_event`. A ping goes out every
 /// `pingInterval`; no pong within `pongTimeout` closes the connection. Any
 /// disconnect is followed by a reconnect after an exponential, capped,
 /// jittered wait; a rejected token waits `authRetryDelay` (minutes, not a
@@ -136,6 +136,9 @@ public struct HASession: Sendable {
             let subscription = nextID
             commands.append(.send(request(#""type":"subscribe_events","event_type":"state_changed""#)))
             subscriptionID = subscription
+            // ha-bambulab's bus events (a cancel is `event_print_canceled`);
+            // HA accepts a subscription to any event type, fired or not.
+            commands.append(.send(request(#""type":"subscribe_events","event_type":"bambu_lab_event""#)))
             return commands
         case .authInvalid(let text):
             notices.append(.authRejected(message: text))
@@ -160,6 +163,12 @@ public struct HASession: Sendable {
         case .event, .other:
             return []
         }
+    }
+
+    /// An event frame the reader skipped unparsed (about another entity):
+    /// traffic, like any message.
+    public mutating func receivedUnparsedEvent(at now: EpochTime) {
+        lastActivity = now
     }
 
     /// Time passed: reconnect when due, ping when due, give up on a silent link.

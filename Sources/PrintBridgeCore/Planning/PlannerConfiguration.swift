@@ -18,14 +18,29 @@ public struct PlannerConfiguration: Hashable, Sendable {
     public var alertExpiration: Double
     /// Names to show for printers, by prefix, over what HA calls them.
     public var printerNames: [String: String]
+    /// A start is told this long after the printer says `running` (seconds),
+    /// so "Print Started" and the first Live Activity update carry the new
+    /// print's file and values, which ha-bambulab may write a report later.
+    public var startSettle: Double
+    /// A failure waits this long for a cancel code that follows it (seconds):
+    /// ha-bambulab writes the status and the print error in no fixed order.
+    public var cancelWindow: Double
+    /// A print that leaves running/paused for idle or preparing is held this
+    /// long (seconds): back to running with the same file, it was a flicker,
+    /// not a new print.
+    public var flickerWindow: Double
 
     public static let defaultBundleID = "com.samduncan.PrinterMonitor"
 
     public init(
         bundleID: String = PlannerConfiguration.defaultBundleID, milestones: [Int] = [25, 50, 75],
         liveActivityInterval: Double = 30, liveActivitySettle: Double = 2, staleAfter: Double = 900, dismissAfter: Double = 3600,
-        alertExpiration: Double = 86400, printerNames: [String: String] = [:]
+        alertExpiration: Double = 86400, printerNames: [String: String] = [:], startSettle: Double = 5,
+        cancelWindow: Double = 10, flickerWindow: Double = 60
     ) {
+        self.startSettle = startSettle
+        self.cancelWindow = cancelWindow
+        self.flickerWindow = flickerWindow
         self.bundleID = bundleID
         self.milestones = milestones
         self.liveActivityInterval = liveActivityInterval
@@ -51,6 +66,10 @@ public struct PlannerConfiguration: Hashable, Sendable {
         if !(liveActivitySettle >= 0) { problems.append("Live Activity settle time must be 0 or more seconds") }
         if !(staleAfter > 0) { problems.append("stale-after must be positive") }
         if !(dismissAfter >= 0) { problems.append("dismiss-after must be 0 or more seconds") }
+        for (name, value) in [("start settle", startSettle), ("cancel window", cancelWindow), ("flicker window", flickerWindow)]
+        where !(value >= 0) {
+            problems.append("\(name) must be 0 or more seconds")
+        }
         return problems
     }
 }

@@ -14,18 +14,44 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     public var lastLiveActivityPush: EpochTime?
     /// When the next routine Live Activity update is due, if one is waiting.
     public var liveActivityDue: EpochTime?
+    /// The last status seen when it differs from `lastStatus`: a verdict held
+    /// back (a start settling, a failure that may turn out a cancel, a print
+    /// that may come back from idle). Acted on at `heldDue` unless a later
+    /// status settles it first. Persisted, so a status seen just before a
+    /// crash is acted on after it.
+    public var heldStatus: PrintStatus?
+    public var heldDue: EpochTime?
+    /// The print's file when a running print was held (a flicker must come
+    /// back with the same file).
+    public var heldFile: String?
 
     public init(
         lastStatus: PrintStatus? = nil, printID: String? = nil, milestonesSent: Set<Int> = [],
         milestoneReference: Double? = nil, lastLiveActivityPush: EpochTime? = nil,
-        liveActivityDue: EpochTime? = nil
+        liveActivityDue: EpochTime? = nil, heldStatus: PrintStatus? = nil, heldDue: EpochTime? = nil,
+        heldFile: String? = nil
     ) {
+        self.heldStatus = heldStatus
+        self.heldDue = heldDue
+        self.heldFile = heldFile
         self.lastStatus = lastStatus
         self.printID = printID
         self.milestonesSent = milestonesSent
         self.milestoneReference = milestoneReference
         self.lastLiveActivityPush = lastLiveActivityPush
         self.liveActivityDue = liveActivityDue
+    }
+
+    /// The last status seen: the held one, else the one acted on.
+    public var lastSeenStatus: PrintStatus? { heldStatus ?? lastStatus }
+
+    /// The earliest scheduled work: a held verdict or a routine update.
+    var nextDue: EpochTime? {
+        switch (heldDue, liveActivityDue) {
+        case (let held?, let update?): return min(held, update)
+        case (let held?, nil): return held
+        case (nil, let update): return update
+        }
     }
 }
 

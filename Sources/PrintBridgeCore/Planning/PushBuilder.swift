@@ -8,7 +8,7 @@ import PrinterActivityContent
 /// Builds the pushes of one plan for every device concerned.
 struct PushBuilder {
     let configuration: PlannerConfiguration
-    let snapshot: PrinterSnapshot
+    private(set) var snapshot: PrinterSnapshot
     let devices: [Device]
     let now: EpochTime
     var plan = PushPlanner.Plan()
@@ -31,6 +31,11 @@ struct PushBuilder {
     var printerModel: String {
         let parts = prefix.split(separator: "_")
         return parts.count > 1 ? parts[0].uppercased() : ""
+    }
+
+    /// From here on, the snapshot as a new print's: see `PrinterSnapshot.forNewPrint`.
+    mutating func forNewPrint() {
+        snapshot = snapshot.forNewPrint()
     }
 
     mutating func alert(_ event: Push.Event, status: PrintStatus, milestone: Int? = nil) {

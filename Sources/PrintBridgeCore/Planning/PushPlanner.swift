@@ -18,6 +18,14 @@ public struct PushPlanner: Sendable {
         /// Whether the printer's notification state changed (so a store should save it
         /// along with handing the pushes to APNs).
         public var stateChanged = false
+        /// Printers whose state `fireDue` changed.
+        public var changedPrinters: Set<String> = []
+
+        mutating func add(_ builder: PushBuilder) {
+            pushes += builder.plan.pushes
+            failures += builder.plan.failures
+            endedActivities += builder.plan.endedActivities
+        }
     }
 
     public struct ActivityEnd: Hashable, Sendable {
@@ -47,24 +55,16 @@ public struct PushPlanner: Sendable {
         var builder = PushBuilder(configuration: configuration, snapshot: change.current, devices: devices, now: now)
         var liveActivityHandled = false
 
-        if let status = change.current.status, status != state.lastStatus {
-            if let last = state.lastStatus {
-                if let transition = Transition(from: last, to: status) {
-                    apply(transition, state: &state, builder: &builder)
-                    liveActivityHandled = true
-                }
-            } else {
-                takeBaseline(status, state: &state, snapshot: change.current, now: now)
-            }
-            state.lastStatus = status
+        if let status = change.current.status, status != state.lastSeenStatus {
+            liveActivityHandled = see(status, state: &state, builder: &builder)
         }
 
-        if change.field == .progress, change.current.progress != change.previous.progress {
+        if change.field == .progress, change.current.progress != change.previous.progress, state.heldStatus == nil {
             checkMilestones(state: &state, builder: &builder, alerting: milestonesAllowed)
         }
 
-        if !liveActivityHandled, state.liveActivityDue == nil, state.lastStatus?.isActive == true,
-            builder.hasLiveActivities,
+        if !liveActivityHandled, state.liveActivityDue == nil, state.heldStatus == nil,
+            state.lastStatus?.isActive == true, builder.hasLiveActivities,
             change.current.contentState(status: state.lastStatus) != change.previous.contentState(status: state.lastStatus)
         {
             // Routine change: schedule, don't send. `fireDue` sends the latest values
@@ -75,37 +75,134 @@ public struct PushPlanner: Sendable {
         }
 
         printers[prefix] = state
-        var plan = builder.plan
+        var plan = Plan()
+        plan.add(builder)
         plan.stateChanged = state != before
         return plan
     }
 
-    /// The earliest time a scheduled Live Activity update is due, if any.
-    public var nextDue: EpochTime? {
-        printers.values.compactMap(\.liveActivityDue).min()
+    /// A new status seen. Returns whether it took care of the Live Activity.
+    private mutating func see(_ status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
+        var handled = false
+        if let held = state.heldStatus {
+            // A later status settles what was held back.
+            state.heldStatus = nil
+            state.heldDue = nil
+            defer { state.heldFile = nil }
+            switch held {
+            case .idle, .preparing:
+                if status.isActive, builder.snapshot.fileName == state.heldFile {
+                    // Back with the same file: a flicker, not a new print.
+                    if status == state.lastStatus { return false }
+                } else {
+                    handled = act(on: held, state: &state, builder: &builder)
+                }
+            case .failed where status == .cancelled:
+                break  // the cancel code followed the failure: one "Print Cancelled"
+            case .running where !status.isActive && !status.isTerminal:
+                // Started and gone again before the start was told: nothing to tell.
+                state.lastStatus = status
+                return false
+            default:
+                handled = act(on: held, state: &state, builder: &builder)
+            }
+        }
+        guard let last = state.lastStatus else {
+            takeBaseline(status, state: &state, snapshot: builder.snapshot, now: builder.now)
+            state.lastStatus = status
+            return handled
+        }
+        guard status != last else { return handled }
+        let hold: Double?
+        switch (last, status) {
+        case (_, .running) where Transition(from: last, to: status) == .started:
+            hold = configuration.startSettle
+        case (.running, .failed), (.paused, .failed), (.preparing, .failed):
+            hold = configuration.cancelWindow
+        case (.running, .idle), (.paused, .idle), (.running, .preparing), (.paused, .preparing):
+            hold = configuration.flickerWindow
+            state.heldFile = builder.snapshot.fileName
+        default:
+            hold = nil
+        }
+        if let hold, hold > 0 {
+            state.heldStatus = status
+            state.heldDue = builder.now + hold
+            state.liveActivityDue = nil
+            return true
+        }
+        state.heldFile = nil
+        return act(on: status, state: &state, builder: &builder) || handled
     }
 
-    /// Sends every routine Live Activity update due at or before `time`, each
-    /// stamped with its own due time and carrying the printer's latest values.
+    /// Acts on the move from the last status acted on to `status`. Returns
+    /// whether a Live Activity push was part of it.
+    @discardableResult
+    private func act(on status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
+        defer { state.lastStatus = status }
+        guard let last = state.lastStatus, let transition = Transition(from: last, to: status) else { return false }
+        apply(transition, state: &state, builder: &builder)
+        return true
+    }
+
+    /// An integration's bus event about a printer. ha-bambulab's
+    /// `event_print_failed` is fired only for a failure that is no cancel
+    /// (pybambu's models.py), so a failure held for a cancel code is told at once.
+    public mutating func printerEvent(
+        _ type: String, prefix: String, printers snapshots: PrinterCache, devices: [Device], now: EpochTime
+    ) -> Plan {
+        guard type == "event_print_failed", var state = printers[prefix], state.heldStatus == .failed,
+            let snapshot = snapshots[prefix]
+        else { return Plan() }
+        var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
+        state.heldStatus = nil
+        state.heldDue = nil
+        act(on: .failed, state: &state, builder: &builder)
+        printers[prefix] = state
+        var plan = Plan()
+        plan.add(builder)
+        plan.stateChanged = true
+        return plan
+    }
+
+    /// The earliest time scheduled work is due, if any.
+    public var nextDue: EpochTime? {
+        printers.values.compactMap(\.nextDue).min()
+    }
+
+    /// Does the scheduled work due at or before `time`, in time order, each
+    /// stamped with its own due time: held verdicts are acted on, and routine
+    /// Live Activity updates carry the printer's latest values.
     public mutating func fireDue(upTo time: EpochTime, printers snapshots: PrinterCache, devices: [Device]) -> Plan {
         var plan = Plan()
         var due: [(prefix: String, time: EpochTime)] = []
         for (prefix, state) in printers {
-            if let dueTime = state.liveActivityDue, dueTime <= time { due.append((prefix, dueTime)) }
+            if let dueTime = state.nextDue, dueTime <= time { due.append((prefix, dueTime)) }
         }
         due.sort { $0.time < $1.time || ($0.time == $1.time && $0.prefix < $1.prefix) }
         for (prefix, dueTime) in due {
             guard var state = printers[prefix] else { continue }
-            state.liveActivityDue = nil
-            if let snapshot = snapshots[prefix], state.lastStatus?.isActive == true {
-                var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: dueTime)
-                if builder.liveActivityUpdate(priority: 5) { state.lastLiveActivityPush = dueTime }
-                plan.pushes += builder.plan.pushes
-                plan.failures += builder.plan.failures
+            let snapshot = snapshots[prefix] ?? PrinterSnapshot(prefix: prefix)
+            var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: dueTime)
+            if let held = state.heldStatus, let heldDue = state.heldDue, heldDue <= time {
+                state.heldStatus = nil
+                state.heldDue = nil
+                state.heldFile = nil
+                act(on: held, state: &state, builder: &builder)
+            }
+            if let updateDue = state.liveActivityDue, updateDue <= time {
+                state.liveActivityDue = nil
+                if state.lastStatus?.isActive == true, state.heldStatus == nil,
+                    builder.liveActivityUpdate(priority: 5)
+                {
+                    state.lastLiveActivityPush = dueTime
+                }
             }
             printers[prefix] = state
-            plan.stateChanged = true
+            plan.add(builder)
+            plan.changedPrinters.insert(prefix)
         }
+        plan.stateChanged = !plan.changedPrinters.isEmpty
         return plan
     }
 
@@ -121,18 +218,33 @@ public struct PushPlanner: Sendable {
             state.printID = "\(builder.snapshot.prefix)-\(now.wholeSeconds)"
             state.milestonesSent = []
             state.milestoneReference = 0
+            // Values that have not changed since the print started are the
+            // previous print's (ha-bambulab may write them a report later).
+            builder.forNewPrint()
             builder.alert(.started, status: .running)
             builder.pushToStart()
             immediateUpdate(state: &state, builder: &builder)
+            // Progress read while the start settled counts from 0.
+            state.lastStatus = .running
+            checkMilestones(state: &state, builder: &builder, alerting: true)
         case .resumed:
             immediateUpdate(state: &state, builder: &builder)
         case .paused:
+            if state.lastStatus == .preparing {
+                state.printID = "\(builder.snapshot.prefix)-\(now.wholeSeconds)"
+                state.milestonesSent = []
+                state.milestoneReference = 0
+            }
             builder.alert(.paused, status: .paused)
             immediateUpdate(state: &state, builder: &builder)
         case .complete, .failed, .cancelled:
-            let status = builder.snapshot.status ?? .complete
+            let status = builder.snapshot.status.flatMap { $0.isTerminal ? $0 : nil } ?? transition.terminalStatus
             builder.alert(transition.alertEvent!, status: status)
             builder.liveActivityEnd(status: status)
+            state.lastLiveActivityPush = nil
+            state.liveActivityDue = nil
+        case .abandoned:
+            builder.liveActivityEnd(status: .idle)
             state.lastLiveActivityPush = nil
             state.liveActivityDue = nil
         }

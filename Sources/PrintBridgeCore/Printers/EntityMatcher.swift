@@ -32,6 +32,7 @@ public struct EntityMatcher: Sendable {
     private let rules: [SuffixRule]
     private let fieldByTranslationKey: [String: PrinterField]
     private var registryMatches: [String: EntityMatch] = [:]
+    private var prefixByDevice: [String: String] = [:]
 
     public init(map: EntitySuffixMap = .haBambulab) {
         self.map = map
@@ -69,33 +70,52 @@ public struct EntityMatcher: Sendable {
         return (word, mask)
     }
 
-    /// Learns translation keys from HA's entity registry. Entities of one HA
-    /// device share a printer prefix: the longest common `_`-separated start
-    /// of their object ids (or, for a lone entity, its id minus the last part).
+    /// Learns translation keys from HA's entity registry (entities of the
+    /// map's platforms only). Entities of one HA device share a printer
+    /// prefix: the object id minus the field's own suffix where an entity
+    /// still has its English id, else the longest common `_`-separated start
+    /// of the ids of all that device's entities of the platform (or, for a
+    /// lone entity, its id minus the last part).
     public mutating func applyRegistry(_ entries: [EntityRegistryEntry]) {
+        let ownEntries = entries.filter { entry in
+            map.platforms.isEmpty || entry.platform.map(map.platforms.contains) == true
+        }
         var matched: [(entry: EntityRegistryEntry, field: PrinterField)] = []
-        for entry in entries {
+        var groups: [String: [String]] = [:]
+        for entry in ownEntries {
+            let group = entry.deviceID ?? "entity:" + entry.entityID
+            if entry.deviceID != nil { groups[group, default: []].append(Self.objectID(entry.entityID)) }
             guard let key = entry.translationKey, let field = fieldByTranslationKey[key] else { continue }
             matched.append((entry, field))
-        }
-        var groups: [String: [String]] = [:]
-        for (entry, _) in matched {
-            groups[entry.deviceID ?? "entity:" + entry.entityID, default: []].append(Self.objectID(entry.entityID))
+            if entry.deviceID == nil { groups[group] = [Self.objectID(entry.entityID)] }
         }
         var prefixByGroup: [String: String] = [:]
-        for (group, objectIDs) in groups {
+        for (entry, field) in matched {
+            let group = entry.deviceID ?? "entity:" + entry.entityID
+            let objectID = Self.objectID(entry.entityID)
+            for suffix in map.suffixes[field, default: []] where objectID.hasSuffix(suffix) && objectID.count > suffix.count {
+                prefixByGroup[group] = prefixByGroup[group] ?? String(objectID.dropLast(suffix.count))
+            }
+        }
+        for (group, objectIDs) in groups where prefixByGroup[group] == nil {
             prefixByGroup[group] = Self.sharedPrefix(objectIDs)
         }
         registryMatches = [:]
+        prefixByDevice = [:]
         for (entry, field) in matched {
             let group = entry.deviceID ?? "entity:" + entry.entityID
             guard let prefix = prefixByGroup[group], !prefix.isEmpty else { continue }
             registryMatches[entry.entityID] = EntityMatch(prefix: prefix, field: field)
+            if let device = entry.deviceID { prefixByDevice[device] = prefix }
         }
     }
 
     /// Number of entities matched through the registry.
     public var registryMatchCount: Int { registryMatches.count }
+
+    /// The printer an HA device id belongs to (from the registry), for an
+    /// integration's bus events, which name the device rather than an entity.
+    public func printer(deviceID: String) -> String? { prefixByDevice[deviceID] }
 
     private static func objectID(_ entityID: String) -> String {
         guard let dot = entityID.firstIndex(of: ".") else { return entityID }

@@ -9,19 +9,29 @@ public struct EntitySuffixMap: Hashable, Sendable {
     /// Registry translation keys per field.
     public var translationKeys: [PrinterField: [String]]
     /// Suffixes that look like a field's but are something else
-    /// (`_target_nozzle_temperature` ends in `_nozzle_temperature`).
+    /// (`_left_nozzle_temperature` ends in `_nozzle_temperature`).
     public var ignoredSuffixes: [String]
+    /// The integrations (entity-registry `platform`) whose translation keys
+    /// these are; other integrations' entities are never matched by key
+    /// (Creality's or an appliance's `remaining_time` is not a printer's).
+    /// Empty: any platform.
+    public var platforms: Set<String>
 
     public init(
         suffixes: [PrinterField: [String]], translationKeys: [PrinterField: [String]] = [:],
-        ignoredSuffixes: [String] = []
+        ignoredSuffixes: [String] = [], platforms: Set<String> = []
     ) {
         self.suffixes = suffixes
         self.translationKeys = translationKeys
         self.ignoredSuffixes = ignoredSuffixes
+        self.platforms = platforms
     }
 
-    /// ha-bambulab's English entity names and translation keys.
+    /// ha-bambulab's English entity names and translation keys, as its
+    /// `definitions.py` and `translations/en.json` give them: the entity id
+    /// is the device name and the English entity name, slugified
+    /// (`subtask_name` is named "Task name", so its id ends `_task_name`;
+    /// `target_nozzle_temp` is "Nozzle target temperature").
     public static let haBambulab = EntitySuffixMap(
         suffixes: [
             .status: ["_print_status"],
@@ -45,13 +55,20 @@ public struct EntitySuffixMap: Hashable, Sendable {
             .remainingTime: ["remaining_time"],
             .nozzleTemp: ["nozzle_temp", "nozzle_temperature"],
             .bedTemp: ["bed_temp", "bed_temperature"],
-            .taskName: ["task_name"],
-            .subtaskName: ["subtask_name"],
+            .taskName: ["subtask_name", "task_name"],
             .gcodeFilename: ["gcode_file", "gcode_filename"],
             .stage: ["stage", "current_stage"],
             .error: ["print_error"],
         ],
-        ignoredSuffixes: ["_target_nozzle_temperature", "_target_bed_temperature"]
+        // Dual-nozzle printers (H2D) also have a temperature per nozzle;
+        // `_nozzle_temperature` is the active one. Targets are not readings.
+        ignoredSuffixes: [
+            "_left_nozzle_temperature", "_right_nozzle_temperature", "_nozzle_target_temperature",
+            "_left_nozzle_target_temperature", "_right_nozzle_target_temperature", "_bed_target_temperature",
+            // Not ha-bambulab's, but targets all the same in other namings.
+            "_target_nozzle_temperature", "_target_bed_temperature",
+        ],
+        platforms: ["bambu_lab"]
     )
 
     /// Problems that would make matching ambiguous or impossible, in words a user can act on.

@@ -18,8 +18,24 @@ public struct PrinterCache: Sendable {
         Self.read(state, into: &current, field: match.field)
         guard current != previous else { return nil }
         current.lastUpdated = time ?? state.lastUpdated ?? previous.lastUpdated
+        if let changed = state.lastChanged ?? time { current.changedAt[match.field] = changed }
         printers[match.prefix] = current
         return PrinterChange(field: match.field, previous: previous, current: current)
+    }
+
+    /// An integration's bus event about a printer. ha-bambulab fires
+    /// `event_print_canceled` when the print error becomes the cancel code
+    /// (pybambu's models.py), so it counts as that code, whichever of it, the
+    /// status and the error entity arrives first.
+    public mutating func apply(event type: String, prefix: String, at time: EpochTime? = nil) -> PrinterChange? {
+        guard type == "event_print_canceled" else { return nil }
+        let previous = printers[prefix] ?? PrinterSnapshot(prefix: prefix)
+        var current = previous
+        current.errorCode = PrintStatus.bambuCancelledErrorCode
+        guard current != previous else { return nil }
+        if let time { current.lastUpdated = time; current.changedAt[.error] = time }
+        printers[prefix] = current
+        return PrinterChange(field: .error, previous: previous, current: current)
     }
 
     private static func read(_ state: HAState, into snapshot: inout PrinterSnapshot, field: PrinterField) {
@@ -34,11 +50,12 @@ public struct PrinterCache: Sendable {
             return
         }
         guard !EntityValue.carriesNoInformation(raw) else { return }
+        if field != .status, let name = state.friendlyName { snapshot.siblingEntityNames[field] = name }
         switch field {
         case .status:
             guard PrintStatus(raw: raw) != nil else { return }
             snapshot.rawStatus = raw
-            if let name = displayName(from: state.friendlyName) { snapshot.displayName = name }
+            if let name = state.friendlyName { snapshot.statusEntityName = name }
         case .progress:
             if let value = EntityValue.progress(raw) { snapshot.progress = value }
         case .currentLayer:
@@ -59,17 +76,5 @@ public struct PrinterCache: Sendable {
         case .stage: snapshot.stage = String(raw.trimmingWhitespace)
         case .error: break
         }
-    }
-
-    /// "X1C Print status" → "X1C": the device part of the status entity's name.
-    static func displayName(from friendlyName: String?) -> String? {
-        guard let friendlyName else { return nil }
-        var name = friendlyName.trimmingWhitespace
-        for tail in [" print status", " status"] where name.lowercased().hasSuffix(tail) {
-            name = name.dropLast(tail.count)
-            break
-        }
-        let trimmed = name.trimmingWhitespace
-        return trimmed.isEmpty ? nil : String(trimmed)
     }
 }

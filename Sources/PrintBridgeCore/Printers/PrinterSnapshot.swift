@@ -18,9 +18,15 @@ public struct PrinterSnapshot: Hashable, Sendable {
     public var subtaskName: String?
     public var gcodeFilename: String?
     public var stage: String?
-    /// The printer's name as HA shows it, from the status entity's friendly_name.
-    public var displayName: String?
+    /// The status entity's friendly_name ("X1C Print status", "X1C Druckstatus").
+    public var statusEntityName: String?
+    /// The other entities' friendly names, by field: they share the device
+    /// part with the status entity's, whatever HA's language.
+    public var siblingEntityNames: [PrinterField: String] = [:]
     public var lastUpdated: EpochTime?
+    /// When each field last changed value, by HA's `last_changed` of its
+    /// entity (else when PrintBridge saw it).
+    public var changedAt: [PrinterField: EpochTime] = [:]
 
     public init(prefix: String) {
         self.prefix = prefix
@@ -42,6 +48,43 @@ public struct PrinterSnapshot: Hashable, Sendable {
         case .stage: return stage != nil
         case .error: return errorCode != nil
         }
+    }
+
+    /// This snapshot as the start of a print: the progress, layer and
+    /// remaining-time readings that last changed before the status did
+    /// belong to the previous print (ha-bambulab may write the new ones a
+    /// report after `running`), so they read as nothing yet.
+    public func forNewPrint() -> PrinterSnapshot {
+        guard let started = changedAt[.status] else { return self }
+        var copy = self
+        func stale(_ field: PrinterField) -> Bool { (changedAt[field] ?? started) < started }
+        if stale(.progress) { copy.progress = 0 }
+        if stale(.currentLayer) { copy.currentLayer = 0 }
+        if stale(.remainingTime) { copy.remainingSeconds = nil }
+        return copy
+    }
+
+    /// The printer's name as HA shows it: the device part of its entities'
+    /// friendly names. HA names an entity "<device> <entity name>", the
+    /// entity name in HA's language: an English "Print status" is cut off;
+    /// otherwise the words the status entity's name shares with all its
+    /// siblings' are the device's ("X1C Druckstatus", "X1C Druckfortschritt").
+    public var displayName: String? {
+        guard let status = statusEntityName?.trimmingWhitespace, !status.isEmpty else { return nil }
+        if status.lowercased().hasSuffix(" print status") {
+            return String(status.dropLast(" print status".count).trimmingWhitespace)
+        }
+        let words = status.split(separator: " ")
+        var shared = words.count - 1
+        for sibling in siblingEntityNames.values {
+            let other = sibling.split(separator: " ")
+            var n = 0
+            while n < min(shared, other.count), words[n] == other[n] { n += 1 }
+            shared = n
+        }
+        if !siblingEntityNames.isEmpty, shared > 0 { return words.prefix(shared).joined(separator: " ") }
+        if status.lowercased().hasSuffix(" status") { return String(status.dropLast(" status".count).trimmingWhitespace) }
+        return String(status)
     }
 
     /// The file being printed: task name, else subtask name, else G-code file name.

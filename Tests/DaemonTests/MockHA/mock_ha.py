@@ -21,6 +21,11 @@ subscriber every S seconds, re-numbered with the subscription id.
 --coalesce          send events three to a frame, as a JSON array (HA's
                     coalesce_messages), when the client asked for it
 --stall-pongs       never answer pings
+--batch-replies     as HA's writer does under load when the client asked for
+                    coalesce_messages (websocket_api/http.py, _writer: whatever
+                    is queued goes out as one JSON array): every pong and every
+                    result after the subscription leaves in one frame behind a
+                    household state_changed event, [event, reply]
 --rename OLD=NEW    rename entity ids (substring) in the recording, e.g. to
                     localised ids; repeatable
 --registry FILE     answer config/entity_registry/list_for_display with the
@@ -105,6 +110,21 @@ class MockHA:
         else:
             await ws.send(text)
 
+    def household_event(self, subscription):
+        self.noise = getattr(self, "noise", 0) + 1
+        event = self.event("sensor.hallway_temperature", str(20 + self.noise % 5),
+                           {"unit_of_measurement": "°C", "friendly_name": "Hallway temperature"})
+        return json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
+
+    async def reply(self, ws, text, subscription):
+        """A reply, batched behind a queued event when HA would batch it."""
+        if self.args.batch_replies and self.coalesce and subscription is not None:
+            self.stats["batched_replies"] = self.stats.get("batched_replies", 0) + 1
+            self.write_stats()
+            await self.send(ws, "[" + self.household_event(subscription) + "," + text + "]")
+        else:
+            await self.send(ws, text)
+
     async def handler(self, ws):
         self.stats["connections"] += 1
         self.write_stats()
@@ -118,6 +138,7 @@ class MockHA:
             return
         await ws.send(json.dumps({"type": "auth_ok", "ha_version": "2026.11.2"}))
         streamer = None
+        subscription = None
         try:
             async for text in ws:
                 request = json.loads(text)
@@ -126,7 +147,7 @@ class MockHA:
                     self.stats["pings"] += 1
                     self.write_stats()
                     if not self.args.stall_pongs:
-                        await self.send(ws, json.dumps({"id": rid, "type": "pong"}))
+                        await self.reply(ws, json.dumps({"id": rid, "type": "pong"}), subscription)
                 elif kind == "supported_features":
                     self.coalesce = bool(request.get("features", {}).get("coalesce_messages"))
                     self.stats["coalesce_requested"] += int(self.coalesce)
@@ -141,11 +162,13 @@ class MockHA:
                             entities = json.load(f)
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True,
                                                     "result": {"entity_categories": {}, "entities": entities}}))
-                elif kind == "subscribe_events":
+                elif kind == "subscribe_events" and request.get("event_type") == "state_changed":
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                    subscription = rid
                     streamer = asyncio.create_task(self.stream(ws, rid))
                 else:
-                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                    await self.reply(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}),
+                                     subscription)
         except websockets.ConnectionClosed:
             pass
         finally:
@@ -285,6 +308,7 @@ def main():
     parser.add_argument("--fragment", action="store_true")
     parser.add_argument("--coalesce", action="store_true")
     parser.add_argument("--stall-pongs", action="store_true")
+    parser.add_argument("--batch-replies", action="store_true")
     parser.add_argument("--rename", action="append", default=[])
     parser.add_argument("--registry")
     parser.add_argument("--tls")

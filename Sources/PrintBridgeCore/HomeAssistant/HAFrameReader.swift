@@ -1,0 +1,136 @@
+/// The one path from an HA WebSocket frame (or a recorded line) to what the
+/// session and the printers need: it owns the `EntityMatcher`.
+///
+/// A frame is one message or, with `coalesce_messages`, a JSON array of
+/// whatever HA's writer had queued: events, results and pongs in any order
+/// (`homeassistant/components/websocket_api/http.py`, `_writer`). The
+/// reader splits every frame into its messages, so a pong or a result
+/// behind an event reaches the session like any other. A `state_changed`
+/// event about another entity, in HA's own layout, is recognised from its
+/// first bytes and skipped unparsed (`HAFrameFilter`); any other frame is
+/// parsed once, `old_state` included.
+///
+/// `inputs(from:)` then says what a message means to the printers, with
+/// each entity already matched; registry results teach the matcher as they
+/// pass. The daemon runs it on the HA link's thread, `replay` on its lines.
+public struct HAFrameReader: Sendable {
+    public private(set) var matcher: EntityMatcher
+    /// Whether frames are pre-filtered on raw bytes (off gives the reference
+    /// behaviour the filter must match).
+    public var usesFrameFilter = true
+    public private(set) var statistics = Statistics()
+
+    public struct Statistics: Hashable, Sendable {
+        public var frames = 0
+        /// Frames skipped unparsed: household events.
+        public var filteredFrames = 0
+        public var messages = 0
+        public var stateChanges = 0
+        /// Printer entity updates (events and snapshot entries).
+        public var matchedUpdates = 0
+        /// Snapshot entries that were not state objects.
+        public var malformedStates = 0
+
+        public init() {}
+    }
+
+    public init(matcher: EntityMatcher = EntityMatcher()) {
+        self.matcher = matcher
+    }
+
+    /// Members the pipeline never reads; skipped while parsing.
+    static let unreadMembers: Set<String> = ["context"]
+
+    /// The messages of one frame, or nil when the frame is an event about an
+    /// entity that is no printer's (skipped without parsing).
+    public mutating func messages(in frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage]? {
+        statistics.frames += 1
+        if usesFrameFilter, HAFrameFilter.isIrrelevant(frame, matcher: matcher) {
+            statistics.filteredFrames += 1
+            return nil
+        }
+        let json: JSONValue
+        do throws(JSONParser.Error) {
+            json = try JSONParser.parse(frame, skippingKeys: Self.unreadMembers)
+        } catch { throw .json(error) }
+        let messages = try HAMessage.decodeAll(json)
+        statistics.messages += messages.count
+        return messages
+    }
+
+    /// What one message means to the printers. A registry result updates the
+    /// matcher (and yields nothing); a snapshot yields its printer entities;
+    /// a `state_changed` event about a printer entity yields that entity; a
+    /// ha-bambulab `bambu_lab_event` yields its type for the printer of its
+    /// HA device.
+    public mutating func inputs(from message: HAMessage) -> [PrinterInput] {
+        switch message {
+        case .event(_, let event):
+            let time = message.time
+            if let change = event.stateChange {
+                statistics.stateChanges += 1
+                guard let match = matcher.match(entityID: change.entityID), let state = change.newState else {
+                    return []
+                }
+                statistics.matchedUpdates += 1
+                return [PrinterInput(time: time, .entity(match, new: state, old: change.oldState))]
+            }
+            guard event.eventType == Self.bambuLabEventType, let device = event.data["device_id"]?.stringValue,
+                let type = event.data["type"]?.stringValue, let prefix = matcher.printer(deviceID: device)
+            else { return [] }
+            return [PrinterInput(time: time, .printerEvent(prefix: prefix, type: type))]
+        case .result(let result):
+            if let entries = result.registryEntries() {
+                matcher.applyRegistry(entries)
+                return []
+            }
+            guard let (states, skipped) = result.states() else { return [] }
+            statistics.malformedStates += skipped
+            let matched = states.compactMap { state in
+                matcher.match(entityID: state.entityID).map { MatchedState(match: $0, state: state) }
+            }
+            statistics.matchedUpdates += matched.count
+            return [PrinterInput(time: states.compactMap(\.lastUpdated).max(), .snapshot(matched))]
+        default:
+            return []
+        }
+    }
+
+    /// ha-bambulab's bus event (`f"{DOMAIN}_event"` in its coordinator.py).
+    public static let bambuLabEventType = "bambu_lab_event"
+}
+
+/// One piece of news about printers, as the frame reader hands it to the pipeline.
+public struct PrinterInput: Hashable, Sendable {
+    /// The time it speaks for (`time_fired`, or a snapshot's newest
+    /// `last_updated`); replay's clock follows it.
+    public var time: EpochTime?
+    public var kind: Kind
+
+    public enum Kind: Hashable, Sendable {
+        /// A printer entity's new state, with HA's previous state (read only
+        /// for a field not yet known).
+        case entity(EntityMatch, new: HAState, old: HAState?)
+        /// The printer entities of a `get_states` snapshot.
+        case snapshot([MatchedState])
+        /// An integration's bus event about a printer, by type
+        /// (ha-bambulab: `event_print_canceled`, `event_print_failed`, …).
+        case printerEvent(prefix: String, type: String)
+    }
+
+    public init(time: EpochTime?, _ kind: Kind) {
+        self.time = time
+        self.kind = kind
+    }
+}
+
+/// A snapshot entry that belongs to a printer.
+public struct MatchedState: Hashable, Sendable {
+    public var match: EntityMatch
+    public var state: HAState
+
+    public init(match: EntityMatch, state: HAState) {
+        self.match = match
+        self.state = state
+    }
+}

@@ -1,0 +1,155 @@
+import Testing
+@testable import PrintBridgeCore
+
+/// HA's writer joins whatever it has queued into one JSON array when the
+/// client asked for `coalesce_messages` (websocket_api/http.py, `_writer`):
+/// a pong or a result can sit behind events. Every message reaches the session.
+@Suite struct HAFrameReaderTests {
+    static func event(_ entity: String, _ state: String, id: Int = 5) -> String {
+        #"{"id":\#(id),"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"\#(entity)","old_state":{"entity_id":"\#(entity)","state":"idle"},"new_state":{"entity_id":"\#(entity)","state":"\#(state)","attributes":{},"last_changed":"2026-11-20T09:00:00+00:00","last_updated":"2026-11-20T09:00:00+00:00","context":{"id":"01J"}}},"origin":"LOCAL","time_fired":"2026-11-20T09:00:00+00:00","context":{"id":"01J"}}}"#
+    }
+
+    func read(_ reader: inout HAFrameReader, _ text: String) throws -> [HAMessage]? {
+        try Array(text.utf8).withUnsafeBytes { try reader.messages(in: $0) }
+    }
+
+    @Test func aPongBehindAnEventReachesTheSession() throws {
+        var reader = HAFrameReader()
+        var session = HASession(accessToken: "t")
+        _ = session.start(at: EpochTime(seconds: 0))
+        _ = session.connected(at: EpochTime(seconds: 0))
+        _ = session.received(.authOK(haVersion: nil), at: EpochTime(seconds: 0))
+        _ = session.received(.result(try HAResult(members: ["id": .number(4), "success": .bool(true)])), at: EpochTime(seconds: 0))
+        let ping = session.tick(at: EpochTime(seconds: 30))
+        guard case .send(let text) = ping.first, text.contains("\"ping\"") else {
+            Issue.record("no ping: \(ping)")
+            return
+        }
+        // HA answers with the pong batched behind a household event.
+        let frame = "[" + Self.event("light.kitchen", "on") + #",{"id":6,"type":"pong"}]"#
+        let messages = try #require(try read(&reader, frame))
+        #expect(messages.count == 2)
+        for message in messages { _ = session.received(message, at: EpochTime(seconds: 31)) }
+        #expect(session.tick(at: EpochTime(seconds: 45)).isEmpty, "the pong counted: no reconnect")
+        #expect(!session.takeNotices().contains(.pongMissing))
+    }
+
+    @Test func aResultBeforeAnEventIsHandledOnceAndTheEventToo() throws {
+        var reader = HAFrameReader()
+        let snapshot = #"{"id":3,"type":"result","success":true,"result":[{"entity_id":"sensor.x1c_print_status","state":"idle","attributes":{},"last_changed":"2026-11-20T08:00:00+00:00","last_updated":"2026-11-20T08:00:00+00:00"}]}"#
+        let frame = "[" + snapshot + "," + Self.event("sensor.x1c_print_status", "running") + "]"
+        let messages = try #require(try read(&reader, frame))
+        let inputs = messages.flatMap { reader.inputs(from: $0) }
+        #expect(inputs.count == 2)
+        guard case .snapshot(let states) = inputs.first?.kind, case .entity(let match, let new, let old) = inputs.last?.kind
+        else {
+            Issue.record("unexpected inputs \(inputs)")
+            return
+        }
+        #expect(states.map(\.match) == [EntityMatch(prefix: "x1c", field: .status)])
+        #expect(match == EntityMatch(prefix: "x1c", field: .status))
+        #expect(new.state == "running")
+        #expect(old?.state == "idle", "parsed once, old_state included")
+        #expect(reader.statistics.frames == 1)
+    }
+
+    @Test func householdEventsAreSkippedUnparsedAndPrinterOnesAreNot() throws {
+        var reader = HAFrameReader()
+        #expect(try read(&reader, Self.event("light.kitchen", "on")) == nil)
+        #expect(try read(&reader, Self.event("sensor.x1c_print_status", "running"))?.count == 1)
+        #expect(reader.statistics.filteredFrames == 1)
+        #expect(reader.statistics.frames == 2)
+    }
+
+    @Test func theRegistryTeachesTheReadersOwnMatcher() throws {
+        var reader = HAFrameReader()
+        let registry = #"{"id":2,"type":"result","success":true,"result":{"entity_categories":{},"entities":[{"ei":"sensor.x1c_druckstatus","pl":"bambu_lab","tk":"print_status","di":"dev1"},{"ei":"sensor.x1c_druckfortschritt","pl":"bambu_lab","tk":"print_progress","di":"dev1"}]}}"#
+        let messages = try #require(try read(&reader, registry))
+        #expect(messages.flatMap { reader.inputs(from: $0) }.isEmpty)
+        let event = try #require(try read(&reader, Self.event("sensor.x1c_druckstatus", "running")))
+        guard case .entity(let match, _, _) = event.flatMap({ reader.inputs(from: $0) }).first?.kind else {
+            Issue.record("the localised status entity was not matched")
+            return
+        }
+        #expect(match == EntityMatch(prefix: "x1c", field: .status))
+    }
+
+    @Test func aBambuLabEventNamesItsPrinterThroughTheRegistry() throws {
+        var reader = HAFrameReader()
+        let registry = #"{"id":2,"type":"result","success":true,"result":{"entities":[{"ei":"sensor.h2d_0948ad_print_status","pl":"bambu_lab","tk":"print_status","di":"dev9"},{"ei":"sensor.h2d_0948ad_print_progress","pl":"bambu_lab","tk":"print_progress","di":"dev9"}]}}"#
+        _ = try read(&reader, registry).map { $0.map { reader.inputs(from: $0) } }
+        // coordinator.py's PublishDeviceTriggerEvent: {device_id, name, type}.
+        let bus = #"{"id":5,"type":"event","event":{"event_type":"bambu_lab_event","data":{"device_id":"dev9","name":"","type":"event_print_canceled"},"origin":"LOCAL","time_fired":"2026-11-20T09:00:00+00:00","context":{"id":"01J"}}}"#
+        let messages = try #require(try read(&reader, bus))
+        let inputs = messages.flatMap { reader.inputs(from: $0) }
+        #expect(inputs.map(\.kind) == [.printerEvent(prefix: "h2d_0948ad", type: "event_print_canceled")])
+        let stranger = bus.replacingAll("dev9", with: "dev1")
+        #expect(try read(&reader, stranger).map { $0.flatMap { reader.inputs(from: $0) } } == [])
+    }
+}
+
+/// ha-bambulab's entities as its definitions.py and translations/en.json make them.
+@Suite struct HABambulabEntityTests {
+    @Test func dualNozzlePrintersAreOnePrinter() {
+        let matcher = EntityMatcher()
+        #expect(matcher.match(entityID: "sensor.h2d_0948ad_nozzle_temperature") == EntityMatch(prefix: "h2d_0948ad", field: .nozzleTemp))
+        for entity in [
+            "sensor.h2d_0948ad_left_nozzle_temperature", "sensor.h2d_0948ad_right_nozzle_temperature",
+            "sensor.h2d_0948ad_nozzle_target_temperature", "sensor.h2d_0948ad_bed_target_temperature",
+            "sensor.h2d_0948ad_left_nozzle_target_temperature", "sensor.h2d_0948ad_right_nozzle_target_temperature",
+        ] {
+            #expect(matcher.match(entityID: entity) == nil, "\(entity)")
+        }
+    }
+
+    @Test func taskNameIsTheSubtaskEntity() {
+        // ha-bambulab's `subtask_name` is named "Task name": sensor.<p>_task_name.
+        var matcher = EntityMatcher()
+        #expect(matcher.match(entityID: "sensor.x1c_1_task_name") == EntityMatch(prefix: "x1c_1", field: .taskName))
+        matcher.applyRegistry([
+            .init(entityID: "sensor.x1c_1_aufgabenname", platform: "bambu_lab", translationKey: "subtask_name", deviceID: "d"),
+            .init(entityID: "sensor.x1c_1_druckstatus", platform: "bambu_lab", translationKey: "print_status", deviceID: "d"),
+        ])
+        #expect(matcher.match(entityID: "sensor.x1c_1_aufgabenname") == EntityMatch(prefix: "x1c_1", field: .taskName))
+    }
+
+    @Test func otherIntegrationsTranslationKeysAreNotPrinters() {
+        var matcher = EntityMatcher()
+        matcher.applyRegistry([
+            .init(entityID: "sensor.washer_remaining_time", platform: "miele", translationKey: "remaining_time", deviceID: "w"),
+            .init(entityID: "sensor.k1_fortschritt", platform: "creality", translationKey: "print_progress", deviceID: "k"),
+            .init(entityID: "sensor.k1_status", platform: "creality", translationKey: "print_status", deviceID: "k"),
+        ])
+        #expect(matcher.registryMatchCount == 0)
+        #expect(matcher.match(entityID: "sensor.k1_fortschritt") == nil)
+        // The suffix rule still applies to English ids, whatever the platform.
+        #expect(matcher.match(entityID: "sensor.washer_remaining_time") == EntityMatch(prefix: "washer", field: .remainingTime))
+    }
+
+    @Test func thePrefixIsRightWithOnlyStatusAndProgressEnabled() {
+        var matcher = EntityMatcher()
+        matcher.applyRegistry([
+            .init(entityID: "sensor.x1c_00m09a350100123_print_status", platform: "bambu_lab", translationKey: "print_status", deviceID: "d"),
+            .init(entityID: "sensor.x1c_00m09a350100123_print_progress", platform: "bambu_lab", translationKey: "print_progress", deviceID: "d"),
+        ])
+        #expect(matcher.match(entityID: "sensor.x1c_00m09a350100123_print_status")?.prefix == "x1c_00m09a350100123")
+        #expect(matcher.match(entityID: "sensor.x1c_00m09a350100123_print_progress")?.prefix == "x1c_00m09a350100123")
+        #expect(matcher.printer(deviceID: "d") == "x1c_00m09a350100123")
+    }
+
+    @Test func aLocalisedFriendlyNameShowsOnlyThePrinter() {
+        var cache = PrinterCache()
+        let status = EntityMatch(prefix: "x1c", field: .status)
+        _ = cache.apply(status, state: HA.state("sensor.x1c_druckstatus", "idle", attributes: ["friendly_name": "X1C Druckstatus"]))
+        _ = cache.apply(
+            EntityMatch(prefix: "x1c", field: .progress),
+            state: HA.state("sensor.x1c_druckfortschritt", "3", attributes: ["friendly_name": "X1C Druckfortschritt"]))
+        #expect(cache["x1c"]?.displayName == "X1C")
+        var english = PrinterCache()
+        _ = english.apply(status, state: HA.state("sensor.x1c_print_status", "idle", attributes: ["friendly_name": "Workshop X1C Print status"]))
+        _ = english.apply(
+            EntityMatch(prefix: "x1c", field: .progress),
+            state: HA.state("sensor.x1c_print_progress", "3", attributes: ["friendly_name": "Workshop X1C Print progress"]))
+        #expect(english["x1c"]?.displayName == "Workshop X1C")
+    }
+}

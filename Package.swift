@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: ["TestSupport", "APNsClient"],
-            exclude: ["MockHA"]),
+            exclude: ["MockHA", "RealHA"]),
         .executableTarget(name: "StoreWriter", dependencies: ["DeviceStore"], path: "Tests/StoreWriter"),
         .executableTarget(name: "LinkFootprint", dependencies: ["HomeAssistantLink", "PrintBridgeCore"], path: "Tests/LinkFootprint"),
         .testTarget(

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Test-only tooling: the mock APNs server (Tests/APNsClientTests/MockAPNs) is
 # Python with h2 and cryptography, the mock Home Assistant
-# (Tests/DaemonTests/MockHA) Python with websockets. Installs them if missing.
+# (Tests/DaemonTests/MockHA) Python with websockets; the real Home Assistant
+# (Tests/DaemonTests/RealHA) is Home Assistant core from PyPI in a virtual
+# environment of its own. Installs what is missing.
 set -euo pipefail
 run() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # jq runs the HA add-on's run.sh; systemd-analyze verifies the systemd unit
@@ -22,4 +24,21 @@ if ! python3 -c 'import h2, cryptography, websockets, yaml' 2>/dev/null; then
   echo "installing Python test packages: h2 cryptography websockets pyyaml" >&2
   python3 -m pip install --quiet --disable-pip-version-check h2 cryptography websockets pyyaml 2>/dev/null \
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages h2 cryptography websockets pyyaml
+fi
+
+# Home Assistant core, for the tests against the real thing. Its own virtual
+# environment, kept outside the repository (a fresh clone reuses it): the
+# first install takes a few minutes. 2024.3 is the newest series this
+# machine's Python 3.11 runs, and it speaks today's WebSocket protocol.
+ha_version=2024.3.3
+ha_venv="${XDG_CACHE_HOME:-$HOME/.cache}/printbridge/ha-venv"
+if [ ! -f "$ha_venv/.ready-$ha_version" ]; then
+  echo "installing Home Assistant $ha_version for the tests into $ha_venv (a few minutes, once)" >&2
+  rm -rf "$ha_venv"
+  python3 -m venv "$ha_venv"
+  "$ha_venv/bin/pip" install --quiet --disable-pip-version-check "homeassistant==$ha_version" 'josepy<2'
+  # The first start installs the default integrations' requirements (HA's
+  # own pip step); the tests then start it with --skip-pip, offline.
+  "$ha_venv/bin/python" "$(dirname "$0")/../Tests/DaemonTests/RealHA/real_ha.py" --warm
+  touch "$ha_venv/.ready-$ha_version"
 fi

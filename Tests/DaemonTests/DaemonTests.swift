@@ -102,6 +102,7 @@ import Testing
                 push["priority"] = (record["push.priority"] as? String).flatMap { Int($0) }
                 push["outcome"] = record["push.outcome"]
                 push["payload"] = record["push.payload"]
+                push["printer"] = record["printer.prefix"]
                 return push
             }
         }

@@ -1,22 +1,28 @@
 import Foundation
+import Synchronization
 
 /// A Python mock server started for a test: it prints "PORT <n>" when it
 /// listens and exits when its stdin closes (when the test process ends) or
 /// when the test lets go of it.
 public final class MockProcess: @unchecked Sendable {
-    // @unchecked Sendable: every member is set once in init and only read.
+    // @unchecked Sendable: every member is set once in init and only read,
+    // but for `stdinOpen`, behind its Mutex.
     public let port: Int
     private let child: ChildProcess
     /// The write end of the mock's stdin, held while the mock should run.
     private let stdin: Int32
+    private let stdinOpen = Mutex(true)
 
     public struct DidNotStart: Error, CustomStringConvertible {
         public var description: String { "the mock server did not print its port" }
     }
 
-    /// Runs `python3 script arguments…` and waits for its port.
-    public init(script: String, arguments: [String]) throws {
-        child = try ChildProcess("/usr/bin/env", ["python3", script] + arguments, stdin: .pipe, stdout: .pipe)
+    /// Runs `python script arguments…` (`python3` from PATH unless given)
+    /// and waits for its port.
+    public init(script: String, arguments: [String], python: String? = nil) throws {
+        child = try ChildProcess(
+            python ?? "/usr/bin/env", (python == nil ? ["python3"] : []) + [script] + arguments, stdin: .pipe,
+            stdout: .pipe)
         stdin = child.stdinPipe
         let output = child.stdoutPipe
         defer { close(output) }
@@ -39,8 +45,25 @@ public final class MockProcess: @unchecked Sendable {
         self.port = port
     }
 
+    /// Writes one command line to the mock's stdin.
+    public func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(stdin, $0.baseAddress, $0.count) }
+    }
+
+    /// Lets the mock stop itself (stdin closes), waiting up to `seconds`.
+    public func finish(within seconds: Double) {
+        closeStdin()
+        let deadline = Date().addingTimeInterval(seconds)
+        while child.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+    }
+
+    private func closeStdin() {
+        if stdinOpen.withLock({ open in defer { open = false }; return open }) { close(stdin) }
+    }
+
     deinit {
         child.terminate()
-        close(stdin)
+        closeStdin()
     }
 }

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""A real Home Assistant core for PrintBridge's daemon tests.
+
+    python real_ha.py --token-file FILE --stats FILE [--warm]
+
+Run with the Python of the virtual environment scripts/install-test-deps.sh
+makes (homeassistant from PyPI). Makes a config directory, an admin user and
+a long-lived access token with HA's own auth manager (written to
+--token-file; onboarding would need the frontend's whole dependency tree),
+starts `hass` on 127.0.0.1 with a free port (no pip: everything was
+installed beforehand) and prints "PORT <n>" once HA's REST API answers.
+
+Then it reads commands from stdin, one per line:
+  play        plays the scenario below through HA's REST API
+              (POST /api/states/<entity_id> makes real state_changed
+              events), writing {"phase": …, "done": true} to --stats
+Closing stdin stops HA and exits.
+
+The scenario: ha-bambulab's entities (ids, states and attributes as its
+definitions.py and translations/en.json make them) for two printers while
+household entities change hundreds of times a second, so HA's WebSocket
+writer coalesces frames (websocket_api/http.py). The X1C prints: idle
+(the previous print's file and 100 %) -> prepare -> running, the new file and
+progress a moment after running, 10 -> 30 %, then HA restarts mid-print (the
+printer entities come back as the integration reconnects), 55 -> 80 %,
+finish. The P1S is cancelled: ha-bambulab writes the failed status before
+the print error 0300_400C. A second WebSocket client (this script, with
+coalesce_messages) counts the array frames HA sent during the flood.
+
+--warm  start HA once so it installs its default integrations'
+        requirements (the first start of a fresh environment), then exit.
+"""
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from datetime import timedelta
+
+X1C = "x1c_00m09a350100123"
+P1S = "p1s_01p09c470200456"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def make_token(config_dir):
+    from homeassistant.auth import auth_manager_from_config
+    from homeassistant.core import HomeAssistant
+    from homeassistant.helpers import device_registry, entity_registry
+
+    hass = HomeAssistant(config_dir)
+    await device_registry.async_load(hass)  # the auth store reads them while loading
+    await entity_registry.async_load(hass)
+    hass.auth = await auth_manager_from_config(hass, [{"type": "homeassistant"}], [])
+    user = await hass.auth.async_create_user("PrintBridge test", group_ids=["system-admin"])
+    refresh = await hass.auth.async_create_refresh_token(
+        user, client_name="printbridge-tests", token_type="long_lived_access_token",
+        access_token_expiration=timedelta(days=1))
+    token = hass.auth.async_create_access_token(refresh)
+    store = hass.auth._store
+    await store._store.async_save(store._data_to_save())
+    await hass.async_stop(force=True)
+    return token
+
+
+class RealHA:
+    def __init__(self, args):
+        self.args = args
+        self.dir = tempfile.mkdtemp(prefix="printbridge-realha-")
+        self.port = free_port()
+        with open(os.path.join(self.dir, "configuration.yaml"), "w") as f:
+            f.write(f"""homeassistant:
+  name: PrintBridge test
+  latitude: 0
+  longitude: 0
+  elevation: 0
+  unit_system: metric
+  time_zone: UTC
+http:
+  server_host: 127.0.0.1
+  server_port: {self.port}
+api:
+websocket_api:
+""")
+        self.token = asyncio.run(make_token(self.dir))
+        self.hass = None
+        self.stats = {"phase": "starting", "done": False, "restarts": 0, "arrays": 0, "frames": 0}
+
+    def write_stats(self):
+        if self.args.stats:
+            with open(self.args.stats + ".tmp", "w") as f:
+                json.dump(self.stats, f)
+            os.replace(self.args.stats + ".tmp", self.args.stats)
+
+    def start(self, skip_pip=True):
+        command = [sys.executable, "-m", "homeassistant", "-c", self.dir] + (["--skip-pip"] if skip_pip else [])
+        self.log = open(os.path.join(self.dir, "hass.out"), "a")
+        self.hass = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + (600 if not skip_pip else 120)
+        while time.monotonic() < deadline:
+            if self.hass.poll() is not None:
+                raise SystemExit(f"hass exited: see {self.dir}/hass.out")
+            try:
+                self.request("GET", "/api/")
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise SystemExit("hass did not answer in time")
+
+    def stop(self):
+        if self.hass and self.hass.poll() is None:
+            self.hass.send_signal(signal.SIGTERM)
+            try:
+                self.hass.wait(60)
+            except subprocess.TimeoutExpired:
+                self.hass.kill()
+                self.hass.wait()
+
+    def request(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
+                                     headers={"Authorization": "Bearer " + self.token,
+                                              "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.read()
+
+    def set(self, entity, state, attributes):
+        self.request("POST", f"/api/states/{entity}", {"state": str(state), "attributes": attributes})
+
+    # --- ha-bambulab's entities -------------------------------------------------
+    def printer(self, prefix, name, **fields):
+        """Writes a printer's entities as ha-bambulab names them (English)."""
+        spec = {
+            "status": ("sensor", "_print_status", "Print status", {"device_class": "enum", "icon": "mdi:list-status",
+                        "options": ["failed", "finish", "idle", "offline", "prepare", "running", "pause", "slicing", "init"]}),
+            "progress": ("sensor", "_print_progress", "Print progress", {"unit_of_measurement": "%", "state_class": "measurement"}),
+            "task": ("sensor", "_task_name", "Task name", {}),
+            "layer": ("sensor", "_current_layer", "Current layer", {"state_class": "measurement"}),
+            "layers": ("sensor", "_total_layer_count", "Total layer count", {"state_class": "measurement"}),
+            "remaining": ("sensor", "_remaining_time", "Remaining time", {"unit_of_measurement": "h", "device_class": "duration"}),
+            "nozzle": ("sensor", "_nozzle_temperature", "Nozzle temperature", {"unit_of_measurement": "°C", "device_class": "temperature"}),
+            "nozzle_target": ("sensor", "_nozzle_target_temperature", "Nozzle target temperature", {"unit_of_measurement": "°C", "device_class": "temperature"}),
+            "bed": ("sensor", "_bed_temperature", "Bed temperature", {"unit_of_measurement": "°C", "device_class": "temperature"}),
+            "stage": ("sensor", "_current_stage", "Current stage", {"device_class": "enum"}),
+        }
+        for field, value in fields.items():
+            if field == "error":
+                attributes = {"device_class": "problem", "friendly_name": f"{name} Print error"}
+                if value:
+                    attributes.update(value)
+                self.set(f"binary_sensor.{prefix}_print_error", "on" if value else "off", attributes)
+                continue
+            domain, suffix, label, attributes = spec[field]
+            self.set(f"{domain}.{prefix}{suffix}", value, dict(attributes, friendly_name=f"{name} {label}"))
+
+    # --- the scenario -------------------------------------------------------------
+    def flood(self, stop):
+        """Household entities changing as fast as HA takes them."""
+        index = 0
+        while not stop.is_set():
+            try:
+                self.set(f"sensor.room_{index % 40}_temperature", 18 + index % 9,
+                         {"unit_of_measurement": "°C", "device_class": "temperature",
+                          "friendly_name": f"Room {index % 40} temperature"})
+            except OSError:
+                time.sleep(0.1)  # HA restarting
+            index += 1
+
+    async def watch(self, stop):
+        """A second WebSocket client asking for coalesced frames: counts HA's arrays."""
+        import aiohttp
+        try:
+            async with aiohttp.ClientSession() as session:
+                async with session.ws_connect(f"http://127.0.0.1:{self.port}/api/websocket", max_msg_size=0) as ws:
+                    await ws.receive()
+                    await ws.send_json({"type": "auth", "access_token": self.token})
+                    await ws.receive()
+                    await ws.send_json({"id": 1, "type": "supported_features", "features": {"coalesce_messages": 1}})
+                    await ws.send_json({"id": 2, "type": "subscribe_events", "event_type": "state_changed"})
+                    while not stop.is_set():
+                        try:
+                            message = await asyncio.wait_for(ws.receive(), 0.5)
+                        except asyncio.TimeoutError:
+                            continue
+                        if message.type != aiohttp.WSMsgType.TEXT:
+                            break
+                        self.stats["frames"] += 1
+                        if message.data.startswith("["):
+                            self.stats["arrays"] += 1
+        except Exception:  # noqa: BLE001 - HA restarting; the count so far stands
+            pass
+
+    def phase(self, name):
+        self.stats["phase"] = name
+        self.write_stats()
+
+    def play(self):
+        x1c, p1s = "X1C_00M09A350100123", "P1S_01P09C470200456"
+        # Before the print: idle, the previous print's file and 100 %.
+        self.printer(X1C, x1c, status="idle", task="old_part.3mf", progress=100, layer=200, layers=200,
+                     remaining=0, nozzle=31, nozzle_target=0, bed=30, stage="idle", error=None)
+        self.printer(P1S, p1s, status="idle", task="bracket.3mf", progress=0, layer=0, layers=120,
+                     remaining=0, nozzle=28, bed=27, stage="idle", error=None)
+        self.phase("baseline")
+        time.sleep(2)
+        stop = threading.Event()
+        flooders = [threading.Thread(target=self.flood, args=(stop,), daemon=True) for _ in range(4)]
+        for thread in flooders:
+            thread.start()
+        watch_stop = threading.Event()
+        watcher = threading.Thread(target=lambda: asyncio.run(self.watch(watch_stop)), daemon=True)
+        watcher.start()
+
+        self.printer(X1C, x1c, status="prepare", stage="heatbed_preheating", nozzle_target=220)
+        self.printer(P1S, p1s, status="prepare", stage="auto_bed_leveling")
+        time.sleep(1)
+        # running first; the new file and progress a report later.
+        self.printer(X1C, x1c, status="running", stage="printing")
+        time.sleep(0.8)
+        self.printer(X1C, x1c, task="gear_housing.3mf", progress=1, layer=1, layers=300, remaining=2.5, nozzle=219, bed=60)
+        self.printer(P1S, p1s, status="running", stage="printing", task="bracket.3mf", progress=1, layer=1)
+        self.phase("started")
+        time.sleep(4)
+        self.printer(X1C, x1c, progress=10, layer=30, remaining=2.2)
+        time.sleep(2)
+        self.printer(X1C, x1c, progress=30, layer=90, remaining=1.7)
+        time.sleep(2)
+        # The P1S is cancelled: the failed status lands before the print error.
+        self.printer(P1S, p1s, status="failed", stage="idle")
+        time.sleep(0.3)
+        self.printer(P1S, p1s, error={"code": "0300_400C", "error": "The task was canceled."})
+        self.phase("cancelled")
+        time.sleep(2)
+
+        # HA restarts mid-print; the integration's entities come back when it reconnects.
+        watch_stop.set()
+        self.phase("restarting")
+        self.stop()
+        self.stats["restarts"] += 1
+        self.start()
+        time.sleep(1)
+        self.printer(X1C, x1c, status="running", stage="printing", task="gear_housing.3mf", progress=31, layer=93,
+                     layers=300, remaining=1.65, nozzle=220, bed=60, error=None)
+        self.printer(P1S, p1s, status="failed", stage="idle", task="bracket.3mf", progress=1,
+                     error={"code": "0300_400C", "error": "The task was canceled."})
+        self.phase("restarted")
+        time.sleep(3)
+        self.printer(X1C, x1c, progress=55, layer=165, remaining=1.1)
+        time.sleep(2)
+        self.printer(X1C, x1c, progress=80, layer=240, remaining=0.4)
+        time.sleep(2)
+        self.printer(X1C, x1c, progress=100, layer=300, remaining=0, status="finish", stage="idle")
+        time.sleep(1)
+        self.printer(X1C, x1c, nozzle_target=0, nozzle=180)
+        stop.set()
+        for thread in flooders:
+            thread.join()
+        watcher.join(2)
+        self.stats["done"] = True
+        self.phase("done")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--token-file")
+    parser.add_argument("--stats")
+    parser.add_argument("--warm", action="store_true")
+    args = parser.parse_args()
+    ha = RealHA(args)
+    try:
+        if args.warm:
+            ha.start(skip_pip=False)
+            return
+        ha.start()
+        with open(args.token_file, "w") as f:
+            f.write(ha.token + "\n")
+        ha.write_stats()
+        print(f"PORT {ha.port}", flush=True)
+        for line in sys.stdin:
+            if line.strip() == "play":
+                ha.play()
+    finally:
+        ha.stop()
+        shutil.rmtree(ha.dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

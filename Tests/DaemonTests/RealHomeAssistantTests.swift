@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `printbridge run` against a real Home Assistant core (the `homeassistant`
+/// package from PyPI, in the virtual environment scripts/install-test-deps.sh
+/// makes), driven through HA's REST API: real `state_changed` events, HA's
+/// own coalesced frames under a household flood, and an HA restart mid-print.
+/// RealHA/real_ha.py says what the scenario does.
+@Suite(.serialized) struct RealHomeAssistantTests {
+    typealias Agent = DaemonTests.Agent
+
+    static let x1c = "x1c_00m09a350100123"
+    static let p1s = "p1s_01p09c470200456"
+
+    /// The Python of the test environment: PRINTBRIDGE_HA_PYTHON, else where
+    /// scripts/install-test-deps.sh puts it.
+    static var python: String {
+        if let given = ProcessInfo.processInfo.environment["PRINTBRIDGE_HA_PYTHON"], !given.isEmpty { return given }
+        let environment = ProcessInfo.processInfo.environment
+        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
+        return cache + "/printbridge/ha-venv/bin/python"
+    }
+
+    /// One phone following every printer, with a Live Activity for each.
+    static func devicesFile() throws -> String {
+        let path = NSTemporaryDirectory() + "printbridge-devices-\(UUID().uuidString.prefix(8)).json"
+        let device = String(repeating: "ab", count: 32)
+        try #"[{"apnsToken":"\#(device)","activityTokens":{"\#(x1c)":"\#(String(repeating: "cd", count: 40))","\#(p1s)":"\#(String(repeating: "ce", count: 40))"}}]"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func payload(_ push: [String: Any]) -> [String: Any] {
+        guard let text = push["payload"] as? String,
+            let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        else { return [:] }
+        return object
+    }
+
+    static func contentState(_ push: [String: Any]) -> [String: Any] {
+        (payload(push)["aps"] as? [String: Any])?["content-state"] as? [String: Any] ?? [:]
+    }
+
+    @Test func aPrintAndACancelThroughARealHomeAssistant() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.python),
+            "no Home Assistant test environment at \(Self.python): run scripts/install-test-deps.sh")
+        let tokenFile = NSTemporaryDirectory() + "printbridge-realha-token-\(UUID().uuidString.prefix(8))"
+        let statsFile = NSTemporaryDirectory() + "printbridge-realha-stats-\(UUID().uuidString.prefix(8)).json"
+        defer {
+            try? FileManager.default.removeItem(atPath: tokenFile)
+            try? FileManager.default.removeItem(atPath: statsFile)
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("RealHA/real_ha.py").path
+        let ha = try MockProcess(
+            script: script, arguments: ["--token-file", tokenFile, "--stats", statsFile], python: Self.python)
+        let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        func stats() -> [String: Any] {
+            (FileManager.default.contents(atPath: statsFile)).flatMap {
+                try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+            } ?? [:]
+        }
+
+        let agent = try Agent(
+            port: ha.port, devices: try Self.devicesFile(),
+            environment: [
+                "HA_TOKEN": token, "HA_PING_INTERVAL": "2", "HA_PONG_TIMEOUT": "2", "LIVE_ACTIVITY_INTERVAL": "2",
+                // Real time: the holds are on, shortened to keep the test short.
+                "START_SETTLE": "3", "CANCEL_WINDOW": "5", "FLICKER_WINDOW": "60",
+            ])
+        #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
+        ha.send("play")
+        #expect(agent.wait(upTo: 150) { stats()["done"] as? Bool == true }, "scenario: \(stats())")
+        agent.wait(upTo: 3) { false }  // what the last states bring
+        #expect(agent.stop() == 0)
+
+        let pushes = agent.pushes
+        func alerts(_ printer: String) -> [String] {
+            pushes.filter { $0["printer"] as? String == printer && $0["push_type"] as? String == "alert" }
+                .compactMap { $0["event"] as? String }
+        }
+        func activity(_ printer: String) -> [[String: Any]] {
+            pushes.filter { $0["printer"] as? String == printer && $0["push_type"] as? String == "liveactivity" }
+        }
+        // The X1C: exactly one start, each milestone once across HA's restart, one finish.
+        #expect(alerts(Self.x1c) == ["started", "milestone", "milestone", "milestone", "complete"], "\(agent.log)")
+        let started = pushes.first { $0["printer"] as? String == Self.x1c && $0["event"] as? String == "started" }
+        let state = Self.payload(started ?? [:])["printerState"] as? [String: Any]
+        #expect(state?["filename"] as? String == "gear_housing.3mf", "the new print's file, not the previous one's")
+        let milestones = pushes.filter { $0["printer"] as? String == Self.x1c && $0["event"] as? String == "milestone" }
+            .compactMap { (Self.payload($0)["printerState"] as? [String: Any])?["progress"] as? Int }
+        #expect(milestones == [25, 50, 75])
+        let x1cActivity = activity(Self.x1c)
+        #expect((Self.contentState(x1cActivity.first ?? [:])["progress"] as? Int ?? 100) < 100, "not the old print's 100 %")
+        #expect(x1cActivity.contains { $0["priority"] as? Int == 5 }, "routine updates while printing")
+        #expect(x1cActivity.filter { $0["event"] as? String == "end" }.count == 1)
+        let end = Self.contentState(x1cActivity.last ?? [:])
+        #expect(x1cActivity.last?["event"] as? String == "end")
+        #expect(end["status"] as? String == "complete" && end["progress"] as? Int == 100 && end["currentLayer"] as? Int == 300)
+
+        // The P1S: failed status first, the cancel code a moment later: one "Print Cancelled".
+        #expect(alerts(Self.p1s) == ["started", "cancelled"], "\(agent.log)")
+        let p1sEnd = activity(Self.p1s).filter { $0["event"] as? String == "end" }
+        #expect(p1sEnd.count == 1)
+        #expect(Self.contentState(p1sEnd.first ?? [:])["status"] as? String == "cancelled")
+
+        // One connection per HA run, every pong seen, and HA really coalesced frames.
+        #expect(agent.log.components(separatedBy: "connected to ws://").count - 1 == 2)
+        #expect(!agent.log.contains("no pong"))
+        #expect(stats()["restarts"] as? Int == 1)
+        #expect((stats()["arrays"] as? Int ?? 0) > 0, "HA sent no coalesced frame: \(stats())")
+        ha.finish(within: 60)
+    }
+}

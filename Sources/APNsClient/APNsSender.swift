@@ -58,7 +58,7 @@ public final class APNsSender: PushSender {
     }
 
     public func send(_ push: Push) async -> PushOutcome {
-        let apnsID = UUID().uuidString.lowercased()
+        let apnsID = push.apnsID ?? UUID().uuidString.lowercased()
         var attempts = 0
         var renewedForExpiry = false
         var lastProblem = "no attempt made"

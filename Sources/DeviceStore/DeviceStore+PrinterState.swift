@@ -57,4 +57,22 @@ extension DeviceStore {
             }
         }
     }
+
+    /// When PrintBridge began watching printers with this store: a print
+    /// whose status became running after it, but that the store has no
+    /// memory of, started while PrintBridge was down (the first time: set
+    /// to now, and committed before anything is watched).
+    public func watchingSince() throws(Error) -> EpochTime {
+        try run { () throws(SQLiteDatabase.Error) in
+            var since: Double?
+            try database.query("SELECT value FROM store_meta WHERE key = 'watching_since'") { row in
+                since = row.text(0).flatMap(Double.init)
+            }
+            if let since { return EpochTime(seconds: since) }
+            let now = clock.now()
+            try database.query(
+                "INSERT OR REPLACE INTO store_meta (key, value) VALUES ('watching_since', ?)", [.text(String(now.seconds))])
+            return now
+        }
+    }
 }

@@ -45,11 +45,13 @@ enum StoreSchema {
             updated_at REAL NOT NULL
         );
         """,
-        // 2: the last status seen when it is not yet acted on (a held verdict).
+        // 2: the last status seen when it is not yet acted on (a held
+        // verdict); since when this store has watched (store_meta).
         """
         ALTER TABLE printer_state ADD COLUMN held_status TEXT;
         ALTER TABLE printer_state ADD COLUMN held_due REAL;
         ALTER TABLE printer_state ADD COLUMN held_file TEXT;
+        CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """,
     ]
 }

@@ -62,9 +62,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         let deviceList: [Device]
         let remembered: [String: PrinterNotificationState]
+        let watchingSince: EpochTime
         do {
             deviceList = try store.devices()
             remembered = try store.notificationStates()
+            watchingSince = try store.watchingSince()
         } catch {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
@@ -102,9 +104,9 @@ struct RunCommand: AsyncParsableCommand {
                 production: sender?.configuration.environment == .production),
             shared: shared, allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
         defer { server?.stop() }
-        var pipeline = PrinterPipeline(
-            planner: PushPlanner(configuration: planner, restoring: remembered), devices: deviceList,
-            clock: SystemClock())
+        var restored = PushPlanner(configuration: planner, restoring: remembered)
+        restored.watchingSince = watchingSince
+        var pipeline = PrinterPipeline(planner: restored, devices: deviceList, clock: SystemClock())
 
         let signals = Self.stopOnSignals { link.stop() }
         defer { signals.forEach { $0.cancel() } }
@@ -123,19 +125,20 @@ struct RunCommand: AsyncParsableCommand {
 
         let writer = StoreWriter(store: store, logger: logger)
         defer { writer.drain() }
+        let saves = SaveSequencer(writer: writer)
         await withDiscardingTaskGroup { inFlight in
             var printersChanged = 0
             var trimDue = false
             let pending = InFlightCount()
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { logger.error("\(failure)") }
-                // The pushes go out first; what was sent is then written on the
-                // store's thread (StoreWriter says why and what a crash between costs).
-                defer {
-                    if !output.changedPrinters.isEmpty || !output.endedActivities.isEmpty {
-                        writer.save(states.filter { output.changedPrinters.contains($0.key) },
-                                    endedActivities: output.endedActivities)
-                    }
+                // The pushes go out first; what was sent is written once APNs
+                // has answered them (SaveSequencer says why).
+                var ticket: Int?
+                if !output.changedPrinters.isEmpty || !output.endedActivities.isEmpty {
+                    ticket = saves.enqueue(
+                        states: states.filter { output.changedPrinters.contains($0.key) },
+                        ended: output.endedActivities, waitingFor: sender == nil ? 0 : output.pushes.count)
                 }
                 for push in output.pushes {
                     if let sender {
@@ -149,6 +152,7 @@ struct RunCommand: AsyncParsableCommand {
                             metrics.push(push, outcome: outcome.name, reason: Self.metricReason(outcome),
                                          apnsSeconds: SystemClock().now() - started)
                             RunLog.outcome(push, outcome, logger)
+                            if let ticket { saves.answered(ticket) }
                             pending.count.withLock { $0 -= 1 }
                         }
                     } else {
@@ -167,7 +171,13 @@ struct RunCommand: AsyncParsableCommand {
                 if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
                     do {
                         writer.drain()  // ended activities' tokens are gone before the devices are read back
-                        pipeline.devices = try store.devices()
+                        var devices = try store.devices()
+                        for ended in saves.pendingEndedActivities {
+                            if let index = devices.firstIndex(where: { $0.id == ended.deviceID }) {
+                                devices[index].activityTokens[ended.prefix] = nil
+                            }
+                        }
+                        pipeline.devices = devices
                         logger.info("devices reloaded: \(pipeline.devices.count)", metadata: ["devices.count": "\(pipeline.devices.count)"])
                     } catch { logger.error("\(error)") }
                 }

@@ -7,10 +7,11 @@ import PrintBridgeCore
 /// order, so a disk stall (an ext4 journal commit, the WAL's fsync, a slow SD
 /// card) never holds up the event loop and the next push.
 ///
-/// The event loop hands a change's pushes to APNs first and then queues the
-/// change's state here: a crash in between can repeat that alert after the
-/// restart (with the same apns-collapse-id, so the phone replaces it) rather
-/// than lose it.
+/// The event loop hands a change's pushes to APNs first; `SaveSequencer`
+/// queues the change's state here once APNs has answered them, so a crash
+/// in between repeats those notifications after the restart (with the same
+/// apns-id and apns-collapse-id, so the phone shows one) rather than loses
+/// them.
 struct StoreWriter: Sendable {
     let store: DeviceStore
     let logger: Logger

@@ -101,6 +101,14 @@ let activity = String(repeating: "ef", count: 40)
         #expect(try store.devices().isEmpty)
     }
 
+    @Test func watchingSinceIsSetOnceAndKept() throws {
+        let temp = TemporaryStore()
+        let first = try temp.open().watchingSince()
+        #expect(first == temp.clock.now())
+        temp.clock.set(temp.clock.now() + 3600)
+        #expect(try temp.open().watchingSince() == first, "a later start keeps the first")
+    }
+
     @Test func notificationStateSurvivesAReopen() throws {
         let temp = TemporaryStore()
         let states: [String: PrinterNotificationState] = [

@@ -156,3 +156,43 @@ import Testing
         #expect(started.liveActivity.first?.json["aps"]?["content-state"]?["progress"] == .number(12))
     }
 }
+
+/// What survives a crash: a print's notifications keep their apns-id, and a
+/// print that started while PrintBridge was down is started once.
+@Suite struct CrashMemoryTests {
+    @Test func aPrintsNotificationsHaveStableIDs() {
+        func startPushes() -> [Push] {
+            var h = PipelineHarness(devices: [device(activity: [HA.x1c: HA.activityToken])])
+            h.set(HA.x1c, "_print_status", "idle")
+            h.set(HA.x1c, "_print_status", "running", after: 60)
+            return h.wait(5)
+        }
+        let first = startPushes(), again = startPushes()
+        let alert = first.alerts.first?.apnsID
+        #expect(alert != nil && alert == again.alerts.first?.apnsID, "the same start, the same apns-id")
+        #expect(first.liveActivity.first?.apnsID == nil, "routine updates get fresh ids")
+        let id = Push.derivedID("x1c-1|started|0|ab")
+        #expect(id.count == 36 && id == id.lowercased())
+        #expect(Array(id)[14] == "8", "UUID version 8")
+        #expect(id != Push.derivedID("x1c-1|started|0|ac"))
+    }
+
+    @Test func aPrintThatStartedAfterWatchingBeganIsStartedWithoutMemory() {
+        let states = { (t: Double) in [
+            HA.state(HA.entity(HA.x1c, "_print_status"), "running", at: t),
+            HA.state(HA.entity(HA.x1c, "_task_name"), "cube.3mf", at: t),
+        ] }
+        for (statusChanged, started) in [(-30.0, true), (-600.0, false)] {
+            var h = PipelineHarness(devices: [device()])
+            var planner = h.pipeline.planner
+            planner.watchingSince = h.clock.now() + (-300.0)
+            h.pipeline = PrinterPipeline(planner: planner, devices: h.pipeline.devices, clock: h.clock)
+            let matcher = EntityMatcher()
+            let matched = states(h.clock.now().seconds + statusChanged).map {
+                MatchedState(match: matcher.match(entityID: $0.entityID)!, state: $0)
+            }
+            _ = h.pipeline.handle(PrinterInput(time: nil, .snapshot(matched)))
+            #expect((h.wait(10).alerts.events == [.started]) == started, "status changed \(statusChanged) s ago")
+        }
+    }
+}

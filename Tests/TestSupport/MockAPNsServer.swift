@@ -12,13 +12,16 @@ public final class MockAPNsServer: Sendable {
     public let workdir: String
     private let mock: MockProcess
 
-    public init(ignoreIAT: Bool = false, benchmark: Bool = false) throws {
+    /// - Parameter recording: log every request (token, apns-id, push type,
+    ///   event) for `requests()`.
+    public init(ignoreIAT: Bool = false, benchmark: Bool = false, recording: Bool = false) throws {
         workdir = NSTemporaryDirectory() + "printbridge-apns-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: workdir, withIntermediateDirectories: true)
         let script = CommandRunner.repositoryRoot(from: #filePath) + "/Tests/APNsClientTests/MockAPNs/mock_apns.py"
         mock = try MockProcess(script: script, arguments: [
             "--workdir", workdir, "--team-id", Self.teamID, "--key-id", Self.keyID, "--bundle-id", Self.bundleID,
-        ] + (ignoreIAT ? ["--ignore-iat"] : []) + (benchmark ? ["--benchmark"] : []))
+        ] + (ignoreIAT ? ["--ignore-iat"] : []) + (benchmark ? ["--benchmark"] : [])
+            + (recording ? ["--record", workdir + "/requests.jsonl"] : []))
         port = mock.port
     }
 
@@ -48,5 +51,14 @@ public final class MockAPNsServer: Sendable {
     }
 
     public func stat(_ name: String) throws -> Int { try stats()[name] as? Int ?? -1 }
+
+    /// Every request so far, when started with `recording`: token, apns_id,
+    /// push_type, event (printerState.type), progress, activity_event (aps.event).
+    public func requests() -> [[String: Any]] {
+        let text = (try? String(contentsOfFile: workdir + "/requests.jsonl", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
 }
 

@@ -39,6 +39,11 @@ public struct Push: Hashable, Sendable {
     public var payload: [UInt8]
     /// When the agent decided to send it (virtual time in replay).
     public var createdAt: EpochTime
+    /// `apns-id`, when the push is one of a print's notifications: the same
+    /// for the same print, event and token, so one sent again after a crash
+    /// (its memory not yet saved) is recognisably the same notification.
+    /// Nil: the sender makes a random one.
+    public var apnsID: String?
 
     public init(
         kind: Kind, event: Event, printerPrefix: String, deviceID: String, token: String,
@@ -57,6 +62,27 @@ public struct Push: Hashable, Sendable {
         self.expiration = expiration
         self.payload = payload
         self.createdAt = createdAt
+    }
+
+    /// A UUID-shaped id (version 8, RFC 9562) derived from `name`: two
+    /// 64-bit FNV-1a hashes with different offsets.
+    public static func derivedID(_ name: String) -> String {
+        func fnv(_ offset: UInt64) -> UInt64 {
+            var hash = offset
+            for byte in name.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 1_099_511_628_211
+            }
+            return hash
+        }
+        let high = (fnv(14_695_981_039_346_656_037) & ~0xF000) | 0x8000  // version 8
+        let low = (fnv(0x6C62_272E_07BB_0142) & ~(0b11 << 62)) | (0b10 << 62)  // RFC 9562 variant
+        func hex(_ value: UInt64, _ digits: Int) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        let h = hex(high, 16), l = hex(low, 16)
+        return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"
     }
 
     /// The payload as text.

@@ -11,6 +11,8 @@ struct PushBuilder {
     private(set) var snapshot: PrinterSnapshot
     let devices: [Device]
     let now: EpochTime
+    /// The print the pushes belong to: their `apns-id`s derive from it.
+    var printID: String?
     var plan = PushPlanner.Plan()
 
     var prefix: String { snapshot.prefix }
@@ -48,7 +50,7 @@ struct PushBuilder {
                 payload: { () throws(PayloadError) in try payload.encoded() }, kind: .alert, event: event,
                 device: device, token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic,
                 priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: event.rawValue),
-                expiration: now + configuration.alertExpiration)
+                expiration: now + configuration.alertExpiration, milestone: milestone)
         }
     }
 
@@ -112,14 +114,18 @@ struct PushBuilder {
     private mutating func add(
         payload: () throws(PayloadError) -> [UInt8], kind: Push.Kind, event: Push.Event, device: Device,
         token: String, tokenKind: Push.TokenKind, topic: String, priority: Int, collapseID: String,
-        expiration: EpochTime
+        expiration: EpochTime, milestone: Int? = nil
     ) {
         do throws(PayloadError) {
-            plan.pushes.append(
-                Push(
-                    kind: kind, event: event, printerPrefix: prefix, deviceID: device.id, token: token,
-                    tokenKind: tokenKind, topic: topic, priority: priority, collapseID: collapseID,
-                    expiration: expiration, payload: try payload(), createdAt: now))
+            var push = Push(
+                kind: kind, event: event, printerPrefix: prefix, deviceID: device.id, token: token,
+                tokenKind: tokenKind, topic: topic, priority: priority, collapseID: collapseID,
+                expiration: expiration, payload: try payload(), createdAt: now)
+            // A print's notifications (not its routine updates) have an id of their own.
+            if let printID, event != .update {
+                push.apnsID = Push.derivedID("\(printID)|\(event.rawValue)|\(milestone ?? 0)|\(token)")
+            }
+            plan.pushes.append(push)
         } catch {
             plan.failures.append(
                 "\(event.rawValue) push for \(prefix) to \(TokenFormat.shortened(token)) not sent: \(error)")

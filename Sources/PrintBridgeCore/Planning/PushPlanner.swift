@@ -7,6 +7,9 @@
 public struct PushPlanner: Sendable {
     public var configuration: PlannerConfiguration
     public private(set) var printers: [String: PrinterNotificationState]
+    /// Since when the memory behind `printers` has been kept (the store's
+    /// first run); nil: no memory beyond this process (replay).
+    public var watchingSince: EpochTime?
 
     /// What one change produced.
     public struct Plan: Hashable, Sendable {
@@ -53,6 +56,7 @@ public struct PushPlanner: Sendable {
         let before = printers[prefix] ?? PrinterNotificationState()
         var state = before
         var builder = PushBuilder(configuration: configuration, snapshot: change.current, devices: devices, now: now)
+        builder.printID = state.printID
         var liveActivityHandled = false
 
         if let status = change.current.status, status != state.lastSeenStatus {
@@ -107,6 +111,13 @@ public struct PushPlanner: Sendable {
                 handled = act(on: held, state: &state, builder: &builder)
             }
         }
+        if state.lastStatus == nil, status == .running, let since = watchingSince,
+            let changed = builder.snapshot.changedAt[.status], changed > since
+        {
+            // No memory of this printer, but its print began after PrintBridge
+            // began watching: it started while PrintBridge was down (or dying).
+            state.lastStatus = .idle
+        }
         guard let last = state.lastStatus else {
             takeBaseline(status, state: &state, snapshot: builder.snapshot, now: builder.now)
             state.lastStatus = status
@@ -155,6 +166,7 @@ public struct PushPlanner: Sendable {
             let snapshot = snapshots[prefix]
         else { return Plan() }
         var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
+        builder.printID = state.printID
         state.heldStatus = nil
         state.heldDue = nil
         act(on: .failed, state: &state, builder: &builder)
@@ -184,6 +196,7 @@ public struct PushPlanner: Sendable {
             guard var state = printers[prefix] else { continue }
             let snapshot = snapshots[prefix] ?? PrinterSnapshot(prefix: prefix)
             var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: dueTime)
+            builder.printID = state.printID
             if let held = state.heldStatus, let heldDue = state.heldDue, heldDue <= time {
                 state.heldStatus = nil
                 state.heldDue = nil
@@ -215,7 +228,8 @@ public struct PushPlanner: Sendable {
         let now = builder.now
         switch transition {
         case .started:
-            state.printID = "\(builder.snapshot.prefix)-\(now.wholeSeconds)"
+            state.printID = Self.printID(builder.snapshot, now: now)
+            builder.printID = state.printID
             state.milestonesSent = []
             state.milestoneReference = 0
             // Values that have not changed since the print started are the
@@ -231,7 +245,8 @@ public struct PushPlanner: Sendable {
             immediateUpdate(state: &state, builder: &builder)
         case .paused:
             if state.lastStatus == .preparing {
-                state.printID = "\(builder.snapshot.prefix)-\(now.wholeSeconds)"
+                state.printID = Self.printID(builder.snapshot, now: now)
+                builder.printID = state.printID
                 state.milestonesSent = []
                 state.milestoneReference = 0
             }
@@ -250,6 +265,13 @@ public struct PushPlanner: Sendable {
         }
     }
 
+    /// "<prefix>-<seconds>": when the printer's status last changed by HA's
+    /// `last_changed`, which stays the same however often PrintBridge
+    /// restarts and re-reads it (else now).
+    static func printID(_ snapshot: PrinterSnapshot, now: EpochTime) -> String {
+        "\(snapshot.prefix)-\((snapshot.changedAt[.status] ?? now).wholeSeconds)"
+    }
+
     /// A status change reaches the Lock Screen at once, at priority 10, and
     /// makes any scheduled routine update unnecessary.
     private func immediateUpdate(state: inout PrinterNotificationState, builder: inout PushBuilder) {
@@ -263,7 +285,7 @@ public struct PushPlanner: Sendable {
         _ status: PrintStatus, state: inout PrinterNotificationState, snapshot: PrinterSnapshot, now: EpochTime
     ) {
         guard status.isActive else { return }
-        state.printID = "\(snapshot.prefix)-\(now.wholeSeconds)"
+        state.printID = Self.printID(snapshot, now: now)
         state.milestonesSent = []
         state.milestoneReference = snapshot.progress
         if let progress = snapshot.progress {

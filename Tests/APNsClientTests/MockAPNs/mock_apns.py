@@ -6,7 +6,7 @@ way Apple documents: path and device token, required headers and their
 values, topic against push type, payload JSON and size, and the provider
 token (ES256 signature against the test key, kid, iss, iat freshness).
 
-    mock_apns.py --workdir DIR [--team-id T] [--key-id K] [--bundle-id B]
+    mock_apns.py --workdir DIR [--team-id T] [--key-id K] [--bundle-id B] [--record FILE]
 
 On start it writes into DIR (all throwaway, made fresh each run):
   ca.pem, server.key         self-signed certificate for 127.0.0.1 / localhost
@@ -92,6 +92,7 @@ class Server:
         self.benchmark = args.benchmark
         self.verified = {}  # provider token -> iat, once its signature checked out
         self.request_log = open(args.log_requests, "a") if args.log_requests else None
+        self.record = open(args.record, "a") if args.record else None
 
     def seen(self, token):
         with self.count_lock:
@@ -319,6 +320,20 @@ class Connection:
             self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
         elif isinstance(event, h2.events.StreamEnded):
             stream = self.streams.pop(event.stream_id)
+            if self.server.record:
+                try:
+                    payload = json.loads(stream["body"])
+                except ValueError:
+                    payload = {}
+                aps = payload.get("aps", {}) if isinstance(payload, dict) else {}
+                entry = {"token": stream["headers"].get(":path", "").rsplit("/", 1)[-1].lower(),
+                         "apns_id": stream["headers"].get("apns-id"),
+                         "push_type": stream["headers"].get("apns-push-type"),
+                         "event": (payload.get("printerState") or {}).get("type") if isinstance(payload, dict) else None,
+                         "progress": (payload.get("printerState") or {}).get("progress") if isinstance(payload, dict) else None,
+                         "activity_event": aps.get("event")}
+                self.server.record.write(json.dumps(entry) + "\n")
+                self.server.record.flush()
             if self.server.request_log:
                 try:
                     body = json.loads(stream["body"])["aps"]["alert"]["body"]
@@ -439,6 +454,7 @@ def main():
     parser.add_argument("--bundle-id", default="com.example.PrinterMonitor")
     parser.add_argument("--ignore-iat", action="store_true", help="accept any iat (manual-clock tests)")
     parser.add_argument("--benchmark", action="store_true", help="skip per-request bookkeeping")
+    parser.add_argument("--record", help="append one JSON line per request: token, apns-id, push type, event")
     parser.add_argument("--log-requests", help="append 'monotonic-seconds alert-body' per request (latency benchmark)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)

@@ -21,6 +21,12 @@ subscriber every S seconds, re-numbered with the subscription id.
 --coalesce          send events three to a frame, as a JSON array (HA's
                     coalesce_messages), when the client asked for it
 --stall-pongs       never answer pings
+--timeline S        HA goes on whoever is connected: the file's events are
+                    applied over S seconds of wall time from the first
+                    subscription (the agent was watching when the print began)
+                    (spaced as their time_fired), sent to whichever clients
+                    are subscribed at that moment; get_states shows where the
+                    printer got to. stats: timeline_done
 --batch-replies     as HA's writer does under load when the client asked for
                     coalesce_messages (websocket_api/http.py, _writer: whatever
                     is queued goes out as one JSON array): every pong and every
@@ -84,6 +90,8 @@ class MockHA:
                 size += len(json.dumps(state)) + 1
                 index += 1
         self.position = 0
+        self.subscribers = set()
+        self.timeline_task = None
         self.coalesce = False
         self.stats = {"connections": 0, "auth_attempts": 0, "events_sent": 0, "drops": 0, "pings": 0,
                       "coalesce_requested": 0, "largest_message": 0}
@@ -125,6 +133,38 @@ class MockHA:
         else:
             await self.send(ws, text)
 
+    async def timeline(self):
+        """Plays the recording on the wall clock, connected or not."""
+        from datetime import datetime
+        times = [datetime.fromisoformat(e["time_fired"]).timestamp() for e in self.events]
+        first, last = times[0], times[-1]
+        start = time.monotonic()
+        for event, fired in zip(self.events, times):
+            due = start + (fired - first) / max(last - first, 1e-9) * self.args.timeline
+            await asyncio.sleep(max(0, due - time.monotonic()))
+            # Stamped now, as HA stamps a change when it happens.
+            stamp = datetime.now().astimezone().isoformat(timespec="microseconds")
+            data = event["data"]
+            new_state = dict(data["new_state"]) if data.get("new_state") else None
+            old_state = self.states.get(data["entity_id"])
+            if new_state is not None:
+                new_state["last_updated"] = new_state["last_reported"] = stamp
+                if old_state is None or old_state.get("state") != new_state.get("state"):
+                    new_state["last_changed"] = stamp
+                else:
+                    new_state["last_changed"] = old_state.get("last_changed", stamp)
+            event = dict(event, time_fired=stamp,
+                         data=dict(data, old_state=old_state, new_state=new_state))
+            self.apply(event)
+            self.stats["events_sent"] += 1
+            for ws, subscription in list(self.subscribers):
+                try:
+                    await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
+                except websockets.ConnectionClosed:
+                    self.subscribers.discard((ws, subscription))
+        self.stats["timeline_done"] = 1
+        self.write_stats()
+
     async def handler(self, ws):
         self.stats["connections"] += 1
         self.write_stats()
@@ -165,7 +205,12 @@ class MockHA:
                 elif kind == "subscribe_events" and request.get("event_type") == "state_changed":
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
                     subscription = rid
-                    streamer = asyncio.create_task(self.stream(ws, rid))
+                    if self.args.timeline:
+                        self.subscribers.add((ws, rid))
+                        if self.timeline_task is None:
+                            self.timeline_task = asyncio.create_task(self.timeline())
+                    else:
+                        streamer = asyncio.create_task(self.stream(ws, rid))
                 else:
                     await self.reply(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}),
                                      subscription)
@@ -174,6 +219,8 @@ class MockHA:
         finally:
             if streamer:
                 streamer.cancel()
+            if subscription is not None:
+                self.subscribers.discard((ws, subscription))
 
     def event(self, entity_id, state, attributes):
         old = self.states.get(entity_id)
@@ -309,6 +356,7 @@ def main():
     parser.add_argument("--coalesce", action="store_true")
     parser.add_argument("--stall-pongs", action="store_true")
     parser.add_argument("--batch-replies", action="store_true")
+    parser.add_argument("--timeline", type=float, default=0)
     parser.add_argument("--rename", action="append", default=[])
     parser.add_argument("--registry")
     parser.add_argument("--tls")

@@ -2,8 +2,10 @@
 """Writes the recorded-event scenarios in SampleEvents/ (deterministic).
 
 Each scenario is what `printbridge record` would capture from a live HA:
-auth, a get_states snapshot, the subscription result, then state_changed
-events. Run from anywhere: python3 scripts/make_samples.py
+auth, the answers to PrintBridge's requests (the entity registry, a
+get_states snapshot, the subscriptions), then events. The printers'
+entities are ha-bambulab's (scripts/ha_wire.py says where each fact comes
+from). Run from anywhere: python3 scripts/make_samples.py
 """
 import os
 import sys
@@ -15,12 +17,14 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "SampleEven
 X1C = "x1c_00m09a350100123"
 P1S = "p1s_01p09c470200456"
 A1M = "a1mini_0300aa2a1500789"
+H2D = "h2d_0948ad520400123"
+# The HA device names: ha-bambulab names a printer "<MODEL>_<SERIAL>"; this
+# X1C's owner renamed it "X1C".
+X1C_NAME, P1S_NAME, A1M_NAME, H2D_NAME = "X1C", "P1S_01P09C470200456", "A1MINI_0300AA2A1500789", "H2D_0948AD520400123"
 
 
 def session(wire, *printers):
-    wire.auth()
-    wire.get_states()
-    wire.subscribed()
+    wire.session()
 
 
 def print_steps(printer, start, total_layers, minutes, steps, t0, step_seconds):
@@ -35,9 +39,9 @@ def print_steps(printer, start, total_layers, minutes, steps, t0, step_seconds):
 
 def full_print():
     w = Wire(seed=1)
-    x1c = BambuPrinter(w, X1C, "X1C", 0)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
     session(w)
-    t = x1c.start("benchy_v2.3mf", 250, 52, 60)
+    t = x1c.start("benchy_v2", 250, 52, 60)
     # 2 % steps every ~62 s: routine Live Activity updates throttle to one per 30 s.
     t = print_steps(x1c, None, 250, 52, 50, t, 62)
     x1c.finish(250, t + 30)
@@ -46,15 +50,14 @@ def full_print():
 
 def failed_print():
     w = Wire(seed=2)
-    p1s = BambuPrinter(w, P1S, "P1S", 0, remaining_unit="h")
+    p1s = BambuPrinter(w, P1S, P1S_NAME, 0)
     session(w)
-    t = p1s.start("phone_stand_petg.3mf", 180, 95, 30)
+    t = p1s.start("phone_stand_petg", 180, 95, 30)
     for i in range(1, 9):
         t += 120
         p1s.progress_to(4 * i, 7 * i, 95 - 4 * i, t)
     # Spaghetti detection stops the print: error first, then the failed status.
-    p1s.set("error", "on", t + 40, {"device_class": "problem", "friendly_name": "P1S Print error",
-                                    "code": "0C00_8003", "error": "Spaghetti failure was detected."})
+    p1s.error("0C00_8003", "Spaghetti failure was detected.", t + 40)
     p1s.set("status", "failed", t + 41)
     p1s.set("stage", "idle", t + 41)
     p1s.set("nozzle_target", 0, t + 42)
@@ -64,14 +67,14 @@ def failed_print():
 
 def pause_and_resume():
     w = Wire(seed=3)
-    x1c = BambuPrinter(w, X1C, "X1C", 0)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
     session(w)
-    t = x1c.start("gearbox_housing.3mf", 400, 180, 45)
+    t = x1c.start("gearbox_housing", 400, 180, 45)
     for i in range(1, 11):
         t += 300
         x1c.progress_to(4 * i, 16 * i, 180 - 7 * i, t)
     # Filament runout: the printer pauses for 20 minutes, then resumes.
-    x1c.set("stage", "filament_runout_pause", t + 10)
+    x1c.set("stage", "paused_filament_runout", t + 10)
     x1c.set("status", "pause", t + 11)
     x1c.set("nozzle_target", 0, t + 30)
     x1c.set("nozzle", 180, t + 300)
@@ -90,9 +93,9 @@ def pause_and_resume():
 
 def ha_restart_mid_print():
     w = Wire(seed=4)
-    x1c = BambuPrinter(w, X1C, "X1C", 0)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
     session(w)
-    t = x1c.start("lamp_shade_vase.3mf", 300, 120, 20)
+    t = x1c.start("lamp_shade_vase", 300, 120, 20)
     for i in range(1, 8):
         t += 300
         x1c.progress_to(5 * i, 15 * i, 120 - 6 * i, t)
@@ -105,11 +108,9 @@ def ha_restart_mid_print():
     # HA is back: ha-bambulab reconnects to the printer and restores states.
     x1c.set("status", "running", t)
     for key, value in (("progress", 36), ("layer", 108), ("total", 300), ("remaining", 77), ("nozzle", 220),
-                       ("bed", 65), ("task", "lamp_shade_vase.3mf"), ("stage", "printing")):
+                       ("bed", 65), ("task", "lamp_shade_vase"), ("stage", "printing")):
         x1c.wire.states[x1c.ids[key]]["state"] = str(value)
-    w.auth()
-    w.get_states()
-    w.subscribed()
+    w.session()
     for i in range(8, 20):
         t += 300
         x1c.progress_to(5 * i, 15 * i, max(0, 120 - 6 * i), t)
@@ -119,8 +120,8 @@ def ha_restart_mid_print():
 
 def two_printers_with_noise():
     w = Wire(seed=5)
-    x1c = BambuPrinter(w, X1C, "X1C", 0)
-    mini = BambuPrinter(w, A1M, "A1 mini", 0)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
+    mini = BambuPrinter(w, A1M, A1M_NAME, 0)
     home = Household(w, 0)
     session(w)
     events = []  # (time, callable) merged in time order with household noise
@@ -129,21 +130,30 @@ def two_printers_with_noise():
         events.append((t, len(events), fn))
 
     # X1C: a 40-minute print.
-    at(100, lambda: x1c.start("cable_clips.3mf", 120, 40, 100))
+    at(100, lambda: x1c.start("cable_clips", 120, 40, 100))
     for i in range(1, 21):
         percent = 5 * i
         at(280 + 110 * i, lambda p=percent, tt=280 + 110 * i: x1c.progress_to(min(p, 99), round(1.2 * p), round(40 * (1 - p / 100)), tt))
     at(280 + 110 * 21, lambda: x1c.finish(120, 280 + 110 * 21))
     # A1 mini: starts later, is cancelled by the user at ~30 %.
-    at(600, lambda: mini.start("keychain_set.3mf", 90, 25, 600))
+    at(600, lambda: mini.start("keychain_set", 90, 25, 600))
     for i in range(1, 7):
         at(780 + 140 * i, lambda p=5 * i, tt=780 + 140 * i: mini.progress_to(p, round(0.9 * p), 25 - p // 4, tt))
     cancel_time = 780 + 140 * 7
-    at(cancel_time, lambda: mini.set("error", "on", cancel_time, {"device_class": "problem", "friendly_name": "A1 mini Print error",
-                                                                  "code": "0300_400C", "error": "The task was canceled."}))
+    at(cancel_time, lambda: mini.error("0300_400C", "The task was canceled.", cancel_time))
     at(cancel_time + 1, lambda: mini.set("status", "failed", cancel_time + 1))
     for k in range(0, 3400, 7):
         at(k + 3, lambda tt=k + 3: home.tick(tt))
+
+    def busy(t):
+        # HA's writer under load: queued events and a pong leave as one array.
+        with w.coalesced():
+            home.tick(t)
+            home.tick(t + 0.001)
+            w.pong(6 + int(t))
+            home.tick(t + 0.002)
+    for k in range(50, 3400, 300):
+        at(k, lambda tt=k: busy(tt))
     for _, _, fn in sorted(events, key=lambda e: (e[0], e[1])):
         fn()
     w.save(os.path.join(OUT, "two-printers-with-noise.jsonl"))
@@ -151,9 +161,9 @@ def two_printers_with_noise():
 
 def milestone_jump():
     w = Wire(seed=6)
-    x1c = BambuPrinter(w, X1C, "X1C", 0)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
     session(w)
-    t = x1c.start("tall_vase.3mf", 500, 300, 10)
+    t = x1c.start("tall_vase", 500, 300, 10)
     x1c.progress_to(10, 50, 270, t + 600)
     # The printer drops off Wi-Fi for an hour; when it is back, progress has jumped.
     x1c.set("status", "offline", t + 700)
@@ -168,9 +178,9 @@ def milestone_jump():
 def odd_input():
     """Realistic damage: garbage lines, odd states, a truncated last line."""
     w = Wire(seed=7)
-    x1c = BambuPrinter(w, X1C, "X1C", 0)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
     session(w)
-    t = x1c.start("bracket.3mf", 60, 20, 10)
+    t = x1c.start("bracket", 60, 20, 10)
     w.raw("this is not JSON at all")
     w.raw('{"type":"event","event":{"event_type":"state_changed"}}')
     w.emit({"id": 2, "type": "event", "event": {"event_type": "call_service", "data": {"domain": "light"},
@@ -184,7 +194,7 @@ def odd_input():
     w.raw("[]")
     w.raw('{"id":2,"type":"result","success":false,"error":{"code":"unknown_command","message":"Unknown command."}}')
     x1c.progress_to(60, 36, 8, t + 600)
-    w.lines.append(w.lines[-1][:180])  # the recording was cut off mid-line
+    w.raw(w.ordered()[-1][:180], t + 700)  # the recording was cut off mid-line
     w.save(os.path.join(OUT, "odd-input.jsonl"))
     with open(os.path.join(OUT, "odd-input.jsonl"), "rb+") as f:
         data = f.read().rstrip(b"\n")
@@ -193,9 +203,131 @@ def odd_input():
         f.truncate()
 
 
+def cancels():
+    """Two cancels in the orders ha-bambulab writes them: the P1S's failed
+    status lands before its print error; the A1 mini's bambu_lab_event
+    (fired as pybambu sees the cancel code) comes first and its error entity
+    only a report later, after the cancel window."""
+    w = Wire(seed=8)
+    p1s = BambuPrinter(w, P1S, P1S_NAME, 0)
+    mini = BambuPrinter(w, A1M, A1M_NAME, 0)
+    session(w)
+    t = p1s.start("desk_organizer", 220, 140, 10)
+    mini.start("whistle", 60, 20, 40)
+    for i in range(1, 5):
+        t += 240
+        p1s.progress_to(8 * i, 17 * i, 140 - 11 * i, t)
+        mini.progress_to(9 * i, 5 * i, 20 - 4 * i, t + 1)
+    p1s.set("status", "failed", t + 30)
+    p1s.set("stage", "idle", t + 30.002)
+    p1s.error("0300_400C", "The task was canceled.", t + 30.4)
+    mini.bus("event_print_canceled", t + 60)
+    mini.set("status", "failed", t + 60.003)
+    mini.set("stage", "idle", t + 60.005)
+    mini.error("0300_400C", "The task was canceled.", t + 75)
+    w.save(os.path.join(OUT, "bambu-cancels.jsonl"))
+
+
+def abandoned_and_flicker():
+    """The X1C's status flickers (running → idle → running within seconds,
+    same task: one print); later the P1S's print stops without finish or
+    failure (running → idle, and it stays idle)."""
+    w = Wire(seed=9)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
+    p1s = BambuPrinter(w, P1S, P1S_NAME, 0)
+    session(w)
+    t = x1c.start("phone_stand", 150, 60, 10)
+    p1s.start("spool_holder", 200, 90, 20)
+    for i in range(1, 5):
+        t += 300
+        x1c.progress_to(10 * i, 15 * i, 60 - 6 * i, t)
+        p1s.progress_to(6 * i, 12 * i, 90 - 5 * i, t + 2)
+    x1c.set("status", "idle", t + 30)
+    x1c.set("status", "running", t + 34)
+    p1s.set("status", "idle", t + 40)
+    p1s.set("stage", "idle", t + 40.002)
+    for i in range(5, 10):
+        t += 300
+        x1c.progress_to(10 * i, 15 * i, 60 - 6 * i, t)
+    x1c.finish(150, t + 300)
+    w.save(os.path.join(OUT, "bambu-abandoned-and-flicker.jsonl"))
+
+
+def preparation():
+    """Things that happen before a print runs: the X1C pauses while
+    preparing (the user paused it), then runs and finishes; the P1S is
+    cancelled while preparing."""
+    w = Wire(seed=10)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
+    p1s = BambuPrinter(w, P1S, P1S_NAME, 0)
+    session(w)
+    x1c.set("status", "prepare", 10)
+    x1c.set("task", "lid_hinge", 11)
+    x1c.set("progress", 0, 12)
+    x1c.set("total", 80, 12)
+    x1c.set("stage", "heatbed_preheating", 12)
+    x1c.set("stage", "paused_user", 60)
+    x1c.set("status", "pause", 60.01)
+    x1c.set("status", "running", 240)
+    x1c.set("stage", "printing", 240.01)
+    t = 240
+    for i in range(1, 10):
+        t += 120
+        x1c.progress_to(10 * i, 8 * i, 30 - 3 * i, t)
+    x1c.finish(80, t + 120)
+    p1s.set("status", "prepare", 30)
+    p1s.set("task", "cable_chain", 31)
+    p1s.set("stage", "auto_bed_leveling", 90)
+    p1s.error("0300_400C", "The task was canceled.", 150)
+    p1s.set("status", "failed", 150.02)
+    p1s.set("stage", "idle", 150.03)
+    w.save(os.path.join(OUT, "bambu-preparation.jsonl"))
+
+
+def late_task_name():
+    """A print after a finished one: ha-bambulab writes `running` a report
+    before the new task name and progress, so for a moment the entities
+    still show the previous print's file and 100 %."""
+    w = Wire(seed=11)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
+    x1c.wire.states[x1c.ids["task"]]["state"] = "previous_part"
+    session(w)
+    x1c.set("status", "running", 10)
+    x1c.set("stage", "printing", 10.002)
+    x1c.set("task", "new_part", 12)
+    x1c.set("progress", 0, 12.001)
+    x1c.set("total", 120, 12.002)
+    x1c.set("layer", 1, 12.003)
+    x1c.remaining(50, 12.004)
+    t = 12
+    for i in range(1, 10):
+        t += 300
+        x1c.progress_to(10 * i, 12 * i, 50 - 5 * i, t)
+    x1c.finish(120, t + 300)
+    w.save(os.path.join(OUT, "bambu-late-task-name.jsonl"))
+
+
+def dual_nozzle():
+    """An H2D: a temperature and target per nozzle beside the active one's."""
+    w = Wire(seed=12)
+    h2d = BambuPrinter(w, H2D, H2D_NAME, 0, dual_nozzle=True)
+    session(w)
+    t = h2d.start("two_colour_logo", 100, 45, 10)
+    h2d.set("left_target", 220, t - 170)
+    h2d.set("right_target", 240, t - 170)
+    for i in range(1, 11):
+        t += 240
+        h2d.progress_to(min(99, 10 * i), 10 * i, 45 - 4 * i, t)
+        h2d.set("left", 220 + i % 2, t + 0.02)
+        h2d.set("right", 239 + i % 2, t + 0.03)
+    h2d.finish(100, t + 240)
+    w.save(os.path.join(OUT, "bambu-h2d-dual-nozzle.jsonl"))
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for make in (full_print, failed_print, pause_and_resume, ha_restart_mid_print,
-                 two_printers_with_noise, milestone_jump, odd_input):
+                 two_printers_with_noise, milestone_jump, odd_input, cancels, abandoned_and_flicker,
+                 preparation, late_task_name, dual_nozzle):
         make()
     print("wrote", OUT)

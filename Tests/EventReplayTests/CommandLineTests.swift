@@ -21,14 +21,14 @@ import Testing
         let result = try run(["replay", Repo.sampleEvents + "/milestone-jump.jsonl", "--format", "text"])
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 8)
-        #expect(lines.contains { $0.contains("milestone → d0d0d0…d0d0 [alert, p10]  75% Complete — tall_vase.3mf on X1C") })
+        #expect(lines.contains { $0.contains("milestone → d0d0d0…d0d0 [alert, p10]  75% Complete — tall_vase on X1C") })
     }
 
     @Test func badLinesGoToStderrAndDoNotFailTheRun() throws {
         let result = try run(["replay", Repo.sampleEvents + "/odd-input.jsonl"])
         #expect(result.status == 0)
         #expect(result.stderr.split(separator: "\n").count == 3)
-        #expect(result.stderr.contains("odd-input.jsonl:19: skipped: invalid JSON"))
+        #expect(result.stderr.contains("odd-input.jsonl:21: skipped: invalid JSON"))
     }
 
     @Test func anUnreadableFileExits66AfterReplayingTheRest() throws {

@@ -7,9 +7,9 @@ import Testing
         let path = Repo.sampleEvents + "/odd-input.jsonl"
         let result = replay([path])
         let described = result.diagnostics.map(\.description)
-        #expect(described.contains { $0.hasPrefix(path + ":19: skipped: invalid JSON") })
-        #expect(described.contains { $0.hasPrefix(path + ":20: skipped: unexpected message shape") })
-        #expect(described.contains { $0.hasPrefix(path + ":38: skipped: invalid JSON") && $0.contains("unterminated") },
+        #expect(described.contains { $0.hasPrefix(path + ":21: skipped: invalid JSON") })
+        #expect(described.contains { $0.hasPrefix(path + ":22: skipped: unexpected message shape") })
+        #expect(described.contains { $0.hasPrefix(path + ":40: skipped: invalid JSON") && $0.contains("unterminated") },
                 "the truncated last line")
         #expect(result.summary.badLines == 3)
         // The good lines around them still drive the print.

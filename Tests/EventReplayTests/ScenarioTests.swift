@@ -49,6 +49,48 @@ import Testing
         #expect(result.summary.reading.filteredFrames > result.summary.lines / 2, "household noise is skipped unparsed")
     }
 
+    /// ha-bambulab writes a cancel's status and error code in no fixed order,
+    /// and fires bambu_lab_event `event_print_canceled` (pybambu models.py).
+    @Test func cancelsInEitherOrder() {
+        #expect(alerts("bambu-cancels.jsonl") == [
+            "p1s started", "a1m started", "a1m milestone", "p1s milestone", "p1s cancelled", "a1m cancelled",
+        ])
+        let ends = replay([Repo.sampleEvents + "/bambu-cancels.jsonl"]).pushes.filter { $0.event == .end }
+        #expect(ends.compactMap { $0.json["aps"]?["content-state"]?["status"]?.stringValue } == ["cancelled", "cancelled"])
+    }
+
+    @Test func aFlickerIsOnePrintAndAnAbandonedPrintEndsQuietly() {
+        #expect(alerts("bambu-abandoned-and-flicker.jsonl") == [
+            "x1c started", "p1s started", "x1c milestone", "x1c milestone", "x1c milestone", "x1c complete",
+        ])
+        let pushes = replay([Repo.sampleEvents + "/bambu-abandoned-and-flicker.jsonl"]).pushes
+        let p1sEnd = pushes.filter { $0.printerPrefix.hasPrefix("p1s") && $0.event == .end }
+        #expect(p1sEnd.count == 1)
+        #expect(p1sEnd.first?.json["aps"]?["content-state"]?["status"] == .string("idle"))
+        #expect(p1sEnd.first?.json["aps"]?["content-state"]?["progress"] == .number(24), "the last real values")
+        #expect(pushes.filter { $0.printerPrefix.hasPrefix("x1c") && $0.event == .end }.count == 1)
+    }
+
+    @Test func whatHappensDuringPreparation() {
+        #expect(alerts("bambu-preparation.jsonl") == [
+            "x1c paused", "p1s cancelled", "x1c milestone", "x1c milestone", "x1c milestone", "x1c complete",
+        ])
+    }
+
+    @Test func theStartNamesTheNewPrint() {
+        let pushes = replay([Repo.sampleEvents + "/bambu-late-task-name.jsonl"]).pushes
+        let started = pushes.first { $0.event == .started }
+        #expect(started?.json["printerState"]?["filename"] == .string("new_part"))
+        let first = pushes.first { $0.event == .update }
+        #expect(first?.json["aps"]?["content-state"]?["progress"] == .number(0), "not the previous print's 100 %")
+    }
+
+    @Test func aDualNozzlePrinterIsOnePrinter() {
+        let result = replay([Repo.sampleEvents + "/bambu-h2d-dual-nozzle.jsonl"])
+        #expect(Set(result.pushes.map(\.printerPrefix)) == ["h2d_0948ad520400123"])
+        #expect(alerts("bambu-h2d-dual-nozzle.jsonl") == ["h2d started", "h2d milestone", "h2d milestone", "h2d milestone", "h2d complete"])
+    }
+
     @Test func aRecordingThatStartsMidPrintStillShowsTheLiveActivity() {
         let pushes = replay([Repo.sampleEvents + "/milestone-jump.jsonl"]).pushes
         #expect(pushes.contains { $0.event == .update && $0.priority == 5 })

@@ -122,8 +122,12 @@ import Testing
         ])
         #expect(matcher.registryMatchCount == 0)
         #expect(matcher.match(entityID: "sensor.k1_fortschritt") == nil)
-        // The suffix rule still applies to English ids, whatever the platform.
-        #expect(matcher.match(entityID: "sensor.washer_remaining_time") == EntityMatch(prefix: "washer", field: .remainingTime))
+        // An English id of another integration that ends like a printer field is not one either…
+        #expect(matcher.match(entityID: "sensor.washer_remaining_time") == nil)
+        let relevant = Array("sensor.washer_remaining_time".utf8).withUnsafeBytes { matcher.isRelevant(entityID: $0) }
+        #expect(!relevant)
+        // …while an entity the registry does not name still matches by suffix.
+        #expect(matcher.match(entityID: "sensor.dryer_remaining_time") == EntityMatch(prefix: "dryer", field: .remainingTime))
     }
 
     @Test func thePrefixIsRightWithOnlyStatusAndProgressEnabled() {

@@ -25,7 +25,7 @@ class StreamingWire(Wire):
         self.count = 0
         self.printer_events = 0
 
-    def emit(self, obj):
+    def emit(self, obj, t=None):
         from ha_wire import dumps
         self.out.write(dumps(obj))
         self.out.write("\n")

@@ -8,12 +8,20 @@ import PrinterActivityContent
 /// Builds the pushes of one plan for every device concerned.
 struct PushBuilder {
     let configuration: PlannerConfiguration
-    private(set) var snapshot: PrinterSnapshot
+    /// The printer with only the current print's readings (`PrinterSnapshot.currentPrint`).
+    let snapshot: PrinterSnapshot
     let devices: [Device]
     let now: EpochTime
     /// The print the pushes belong to: their `apns-id`s derive from it.
     var printID: String?
     var plan = PushPlanner.Plan()
+
+    init(configuration: PlannerConfiguration, snapshot: PrinterSnapshot, devices: [Device], now: EpochTime) {
+        self.configuration = configuration
+        self.snapshot = snapshot.currentPrint()
+        self.devices = devices
+        self.now = now
+    }
 
     var prefix: String { snapshot.prefix }
 
@@ -33,11 +41,6 @@ struct PushBuilder {
     var printerModel: String {
         let parts = prefix.split(separator: "_")
         return parts.count > 1 ? parts[0].uppercased() : ""
-    }
-
-    /// From here on, the snapshot as a new print's: see `PrinterSnapshot.forNewPrint`.
-    mutating func forNewPrint() {
-        snapshot = snapshot.forNewPrint()
     }
 
     mutating func alert(_ event: Push.Event, status: PrintStatus, milestone: Int? = nil) {

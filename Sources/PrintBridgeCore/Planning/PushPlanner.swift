@@ -232,9 +232,6 @@ public struct PushPlanner: Sendable {
             builder.printID = state.printID
             state.milestonesSent = []
             state.milestoneReference = 0
-            // Values that have not changed since the print started are the
-            // previous print's (ha-bambulab may write them a report later).
-            builder.forNewPrint()
             builder.alert(.started, status: .running)
             builder.pushToStart()
             immediateUpdate(state: &state, builder: &builder)

@@ -33,6 +33,9 @@ public struct EntityMatcher: Sendable {
     private let fieldByTranslationKey: [String: PrinterField]
     private var registryMatches: [String: EntityMatch] = [:]
     private var prefixByDevice: [String: String] = [:]
+    /// Entities the registry gives to another integration whose ids happen
+    /// to end like a printer field (a washer's `_remaining_time`).
+    private var foreignLookAlikes: Set<String> = []
 
     public init(map: EntitySuffixMap = .haBambulab) {
         self.map = map
@@ -102,6 +105,12 @@ public struct EntityMatcher: Sendable {
         }
         registryMatches = [:]
         prefixByDevice = [:]
+        foreignLookAlikes = []
+        if !map.platforms.isEmpty {
+            for entry in entries where entry.platform.map(map.platforms.contains) == false {
+                if suffixMatch(entry.entityID) != nil { foreignLookAlikes.insert(entry.entityID) }
+            }
+        }
         for (entry, field) in matched {
             let group = entry.deviceID ?? "entity:" + entry.entityID
             guard let prefix = prefixByGroup[group], !prefix.isEmpty else { continue }
@@ -143,6 +152,11 @@ public struct EntityMatcher: Sendable {
     /// The printer and field an entity feeds, or nil when it is not a printer entity.
     public func match(entityID: String) -> EntityMatch? {
         if !registryMatches.isEmpty, let match = registryMatches[entityID] { return match }
+        guard let match = suffixMatch(entityID) else { return nil }
+        return foreignLookAlikes.contains(entityID) ? nil : match
+    }
+
+    private func suffixMatch(_ entityID: String) -> EntityMatch? {
         var id = entityID
         return id.withUTF8 { utf8 in
             let buffer = UnsafeRawBufferPointer(utf8)
@@ -160,8 +174,8 @@ public struct EntityMatcher: Sendable {
         {
             return true
         }
-        guard let (_, rule) = suffixRule(for: buffer) else { return false }
-        return rule.field != nil
+        guard let (_, rule) = suffixRule(for: buffer), rule.field != nil else { return false }
+        return foreignLookAlikes.isEmpty || !foreignLookAlikes.contains(String(decoding: buffer, as: UTF8.self))
     }
 
     /// The longest rule whose suffix ends the entity's object id with a non-empty

@@ -18,7 +18,13 @@ public struct PrinterCache: Sendable {
         Self.read(state, into: &current, field: match.field)
         guard current != previous else { return nil }
         current.lastUpdated = time ?? state.lastUpdated ?? previous.lastUpdated
-        if let changed = state.lastChanged ?? time { current.changedAt[match.field] = changed }
+        let changed = state.lastChanged ?? time
+        if let changed { current.changedAt[match.field] = changed }
+        if let status = current.status, status != previous.status, status.isActive || status == .preparing,
+            previous.status.map({ $0.isActive || $0 == .preparing }) != true
+        {
+            current.printBeganAt = changed
+        }
         printers[match.prefix] = current
         return PrinterChange(field: match.field, previous: previous, current: current)
     }

@@ -50,14 +50,18 @@ public struct PrinterSnapshot: Hashable, Sendable {
         }
     }
 
-    /// This snapshot as the start of a print: the progress, layer and
-    /// remaining-time readings that last changed before the status did
-    /// belong to the previous print (ha-bambulab may write the new ones a
-    /// report after `running`), so they read as nothing yet.
-    public func forNewPrint() -> PrinterSnapshot {
-        guard let started = changedAt[.status] else { return self }
+    /// When the current print began: its status left idle or an end for
+    /// preparing or printing (HA's `last_changed`, else when PrintBridge saw it).
+    public var printBeganAt: EpochTime?
+
+    /// This snapshot with only the current print's readings: progress,
+    /// current layer and remaining time that last changed before the print
+    /// began belong to the previous print (ha-bambulab may write the new
+    /// ones a report after the status), so they read as nothing yet.
+    public func currentPrint() -> PrinterSnapshot {
+        guard let began = printBeganAt else { return self }
         var copy = self
-        func stale(_ field: PrinterField) -> Bool { (changedAt[field] ?? started) < started }
+        func stale(_ field: PrinterField) -> Bool { (changedAt[field] ?? began) < began }
         if stale(.progress) { copy.progress = 0 }
         if stale(.currentLayer) { copy.currentLayer = 0 }
         if stale(.remainingTime) { copy.remainingSeconds = nil }

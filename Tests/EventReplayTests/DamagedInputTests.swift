@@ -1,5 +1,6 @@
 import EventReplay
 import PrintBridgeCore
+import TestSupport
 import Testing
 
 /// Replay must survive any damage to its input: every line of a real
@@ -7,22 +8,10 @@ import Testing
 /// goes through the whole pipeline without a crash, and every rejected line
 /// is reported.
 @Suite struct DamagedInputTests {
-    /// A small deterministic generator (SplitMix64), so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func mutatedRecordingsNeverCrashAndEveryRejectIsReported() throws {
         let source = try #require(Repo.read(Repo.sampleEvents + "/two-printers-with-noise.jsonl"))
         let lines = source.split(separator: "\n").map { Array($0.utf8) }
-        var rng = SplitMix(state: 20_261_122)
+        var rng = SplitMix(seed: 20_261_122)
         var mutated: [[UInt8]] = []
         let interesting: [UInt8] = Array("{}[]\":,\\0123456789-.eE \u{7F}".utf8) + [0x00, 0xC3, 0xFF, 0x0D]
         for _ in 0..<4000 {

@@ -21,12 +21,14 @@ import Testing
         _ = session.received(.authOK(haVersion: nil), at: EpochTime(seconds: 0))
         _ = session.received(.result(try HAResult(members: ["id": .number(4), "success": .bool(true)])), at: EpochTime(seconds: 0))
         let ping = session.tick(at: EpochTime(seconds: 30))
-        guard case .send(let text) = ping.first, text.contains("\"ping\"") else {
+        guard case .send(let text) = ping.first, text.contains("\"ping\""),
+            let id = (try? JSONParser.parse(text))?["id"]?.intValue
+        else {
             Issue.record("no ping: \(ping)")
             return
         }
         // HA answers with the pong batched behind a household event.
-        let frame = "[" + Self.event("light.kitchen", "on") + #",{"id":6,"type":"pong"}]"#
+        let frame = "[" + Self.event("light.kitchen", "on") + #",{"id":\#(id),"type":"pong"}]"#
         let messages = try #require(try read(&reader, frame))
         #expect(messages.count == 2)
         for message in messages { _ = session.received(message, at: EpochTime(seconds: 31)) }

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Generates a large recorded-event file for the replay benchmark.
 
-N messages in HA's wire format: about 98 % state_changed events of entities
-that are not printer fields (lights, sensors, people, and the printers' own
-Wi-Fi/fan/target-temperature entities), about 2 % printer-field events from
-two printers running back-to-back prints. Deterministic for a given seed.
+N messages in HA's wire format, opened as PrintBridge's session is (the
+entity registry, get_states, subscriptions): about 98 % state_changed events
+of entities that are not printer fields (lights, sensors, people, a washer
+whose `_remaining_time` the registry gives to another integration, and the
+printers' own Wi-Fi/fan/target-temperature entities), about 2 %
+printer-field events from two printers running back-to-back prints.
+Deterministic for a given seed.
 
 usage: generate_events.py OUT [--messages N] [--seed S]
 """
@@ -44,9 +47,7 @@ def main():
         printers = [BambuPrinter(wire, "x1c_00m09a350100123", "X1C", 0),
                     BambuPrinter(wire, "p1s_01p09c470200456", "P1S", 0, remaining_unit="h")]
         home = Household(wire, 0)
-        wire.auth()
-        wire.get_states()
-        wire.subscribed()
+        wire.session()  # the registry names the washer's look-alike entity another integration's
         rng = wire.rng
         t = 10.0
         # Printer-field events are ~2 % of messages: each progress step emits

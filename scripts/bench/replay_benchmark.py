@@ -13,6 +13,7 @@ usage: python3 scripts/bench/replay_benchmark.py [--messages N] [--workdir DIR] 
 """
 import argparse
 import filecmp
+import hashlib
 import os
 import re
 import subprocess
@@ -58,7 +59,13 @@ def main():
         subprocess.check_call(["swift", "build", "-c", "release", "--product", "printbridge"], cwd=ROOT,
                               stdout=subprocess.DEVNULL)
     binary = os.path.join(ROOT, ".build", "release", "printbridge")
-    events = os.path.join(args.workdir, f"events-{args.messages}.jsonl")
+    # The file is kept between runs, named after what makes it: the count and
+    # the generator's source (a changed generator makes a new file).
+    source = hashlib.sha256()
+    for name in ("generate_events.py", os.path.join("..", "ha_wire.py")):
+        with open(os.path.join(HERE, name), "rb") as f:
+            source.update(f.read())
+    events = os.path.join(args.workdir, f"events-{args.messages}-{source.hexdigest()[:10]}.jsonl")
     if not os.path.exists(events):
         print(f"generating {args.messages} messages into {events} ...", file=sys.stderr)
         subprocess.check_call([sys.executable, os.path.join(HERE, "generate_events.py"), events,

@@ -4,8 +4,9 @@
 ///
 /// On every connection: `auth_required` → `auth` → `auth_ok`, then (ids from 1)
 /// `supported_features` (coalesced messages), the entity registry, `get_states`
-/// (the snapshot, which is also the resync after a reconnect),
-/// `subscribe_events` for `state_changed` and for ha-bambulab's `bambu_lab_event`. A ping goes out every
+/// (the snapshot, which is also the resync after a reconnect) and
+/// `subscribe_events` for `state_changed`; once the registry has answered,
+/// `subscribe_events` for ha-bambulab's `bambu_lab_event`. A ping goes out every
 /// `pingInterval`; no pong within `pongTimeout` closes the connection. Any
 /// disconnect is followed by a reconnect after an exponential, capped,
 /// jittered wait; a rejected token waits `authRetryDelay` (minutes, not a
@@ -65,6 +66,7 @@ public struct HASession: Sendable {
     private var nextID = 1
     private var subscriptionID: Int?
     private var snapshotID: Int?
+    private var registryID: Int?
     private var lastPingSent: EpochTime?
     private var pendingPing: (id: Int, sentAt: EpochTime)?
     private var lastActivity: EpochTime?
@@ -93,6 +95,7 @@ public struct HASession: Sendable {
         nextID = 1
         subscriptionID = nil
         snapshotID = nil
+        registryID = nil
         pendingPing = nil
         lastPingSent = now
         lastActivity = now
@@ -128,6 +131,7 @@ public struct HASession: Sendable {
             phase = .synchronising
             var commands: [Command] = [.send(request(#""type":"supported_features","features":{"coalesce_messages":1}"#))]
             if configuration.readsEntityRegistry {
+                registryID = nextID
                 commands.append(.send(request(#""type":"config/entity_registry/list_for_display""#)))
             }
             let snapshot = nextID
@@ -136,9 +140,6 @@ public struct HASession: Sendable {
             let subscription = nextID
             commands.append(.send(request(#""type":"subscribe_events","event_type":"state_changed""#)))
             subscriptionID = subscription
-            // ha-bambulab's bus events (a cancel is `event_print_canceled`);
-            // HA accepts a subscription to any event type, fired or not.
-            commands.append(.send(request(#""type":"subscribe_events","event_type":"bambu_lab_event""#)))
             return commands
         case .authInvalid(let text):
             notices.append(.authRejected(message: text))
@@ -150,6 +151,14 @@ public struct HASession: Sendable {
                 if id == subscriptionID || id == snapshotID {
                     return [.close(reason: "HA refused \(id == snapshotID ? "get_states" : "subscribe_events")")]
                 }
+            }
+            if result.success, let id = result.id, id == registryID {
+                // ha-bambulab's bus events (a cancel is `event_print_canceled`),
+                // which name HA devices that only the registry maps to printers.
+                // HA lets only admins subscribe to them (websocket_api/commands.py,
+                // SUBSCRIBE_ALLOWLIST) and the registry answering proves one.
+                registryID = nil
+                return [.send(request(#""type":"subscribe_events","event_type":"bambu_lab_event""#))]
             }
             if result.success, result.id != nil, result.id == subscriptionID, phase == .synchronising {
                 phase = .live

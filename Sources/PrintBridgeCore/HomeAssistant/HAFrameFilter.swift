@@ -93,20 +93,6 @@ public enum HAFrameFilter {
     private static let haIDPrefix: [UInt8] = Array("{\"id\":".utf8)
     private static let haEventPrefix: [UInt8] = Array(
         ",\"type\":\"event\",\"event\":{\"event_type\":\"state_changed\",\"data\":{\"entity_id\":\"".utf8)
-    /// Whether a frame is a subscribed event in HA's own layout
-    /// (`{"id":N,"type":"event",…`), which the link hands on without parsing.
-    public static func isHAEventFrame(_ frame: UnsafeRawBufferPointer) -> Bool {
-        guard let base = frame.baseAddress else { return false }
-        let bytes = UnsafePointer<UInt8>(base.assumingMemoryBound(to: UInt8.self))
-        var i = 0
-        guard matches(haIDPrefix, bytes, at: i, end: frame.count) else { return false }
-        i += haIDPrefix.count
-        let digits = i
-        while i < frame.count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
-        return i > digits && matches(haEventTypePrefix, bytes, at: i, end: frame.count)
-    }
-
-    private static let haEventTypePrefix: [UInt8] = Array(",\"type\":\"event\",".utf8)
     private static let stateChangedToken: [UInt8] = Array("\"state_changed\"".utf8)
     private static let entityIDKey: [UInt8] = Array("\"entity_id\"".utf8)
 

@@ -44,7 +44,9 @@ let orderedLinking: [LinkerSetting] = releaseLinking + [
 
 let package = Package(
     name: "PrintBridge",
-    platforms: [.macOS(.v14)],
+    // iOS: the app imports PrinterActivityContent (ActivityKit's Live
+    // Activities need iOS 16.1); the agent itself builds for Linux and macOS.
+    platforms: [.macOS(.v14), .iOS("16.1")],
     products: [
         .executable(name: "printbridge", targets: ["printbridge"]),
         .library(name: "PrinterActivityContent", targets: ["PrinterActivityContent"]),

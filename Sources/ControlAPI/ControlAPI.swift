@@ -81,6 +81,17 @@ public struct ControlAPI: Sendable {
                     ("production", apns.production ? "true" : "false"),
                 ]))
             case (["config", "apns", "status"], _): return methodNotAllowed("GET")
+            case (["config", "apns", "init"], "POST"):
+                // The seed configured APNs on this call; PrintBridge does at
+                // start-up, so it reports what start-up found, in the seed's words.
+                guard apns.configured else {
+                    return APIError.response(
+                        400, "APNs not configured. Set APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH (and APNS_BUNDLE_ID) and restart printbridge")
+                }
+                return HTTPResponse(status: 200, body: JSONText.object([
+                    ("success", "true"), ("message", JSONText.quoted("APNs configured")),
+                ]))
+            case (["config", "apns", "init"], _): return methodNotAllowed("POST")
             case (["printers"], "GET"):
                 return HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("printers", printers())]))
             case (["printers"], _): return methodNotAllowed("GET")

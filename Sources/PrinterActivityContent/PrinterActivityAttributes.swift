@@ -76,5 +76,8 @@ public struct PrinterActivityAttributes: Codable, Hashable, Sendable {
 #if canImport(ActivityKit)
 import ActivityKit
 
+/// The app's activity type (`Activity<PrinterActivityAttributes>`); ActivityKit
+/// has Live Activities from iOS 16.1.
+@available(iOS 16.1, *)
 extension PrinterActivityAttributes: ActivityAttributes {}
 #endif

@@ -121,6 +121,10 @@ import Testing
         #expect(try await call("GET", "/healthz", token: nil).status == 200)
         let status = try await call("GET", "/api/config/apns/status")
         #expect(status.json["configured"] as? Bool == true && status.json["bundleId"] as? String == "com.samduncan.PrinterMonitor")
+        // The seed's init call: APNs was configured at start-up, so it says so.
+        let initialised = try await call("POST", "/api/config/apns/init")
+        #expect(initialised.status == 200 && initialised.json["success"] as? Bool == true)
+        #expect(try await call("POST", "/api/config/apns/init", token: nil).status == 401)
         #expect((try await call("GET", "/api/printers").json["printers"] as? [Any])?.count == 1)
     }
 
@@ -155,6 +159,9 @@ import Testing
         let api = ControlAPI(store: try DeviceStore(directory: directory), apiToken: nil,
                              apns: .init(configured: false, bundleID: "x.y", production: false),
                              metrics: AgentMetrics(apnsMode: "dry-run"))
+        // Without APNs (a dry run) the seed's init call is a clear 400, as the seed's was.
+        let initialise = api.handle(HTTPRequest(method: "POST", path: "/api/config/apns/init"))
+        #expect(initialise.status == 400 && initialise.body.contains("APNS_TEAM_ID"))
         var documented: Set<String> = []
         for (path, operations) in paths {
             let concrete = path.replacingOccurrences(of: "{deviceId}", with: "some-device").replacingOccurrences(of: "{prefix}", with: "x1c")
@@ -169,7 +176,8 @@ import Testing
         let served: Set<String> = [
             "GET /healthz", "GET /metrics", "POST /api/devices/register", "PATCH /api/devices/{deviceId}/settings",
             "DELETE /api/devices/{deviceId}", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
-            "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "GET /api/printers",
+            "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "POST /api/config/apns/init",
+            "GET /api/printers",
         ]
         #expect(documented == served)
         // And nothing undocumented answers: other methods on documented paths are 405.

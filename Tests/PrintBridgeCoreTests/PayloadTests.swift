@@ -143,3 +143,21 @@ import Testing
         #expect(throws: PayloadEncoder.Unsupported.self) { try PayloadEncoder().encode(["x": Double.infinity]) }
     }
 }
+
+/// The app's types as the phase 5 seed wrote them: the seed server's
+/// `LiveActivityContentState` JSON decodes into `ContentState`, and encodes
+/// back to the same keys and values.
+@Suite struct SeedContentStateTests {
+    static let seedJSON = #"{"progress":45,"currentLayer":120,"totalLayers":300,"remainingSeconds":3725,"status":"running","nozzleTemp":220,"bedTemp":60}"#
+
+    @Test func theSeedsContentStateDecodesAndEncodesBack() throws {
+        let decoded = try JSONDecoder().decode(PrinterActivityAttributes.ContentState.self, from: Data(Self.seedJSON.utf8))
+        #expect(decoded.progress == 45 && decoded.currentLayer == 120 && decoded.totalLayers == 300)
+        #expect(decoded.remainingSeconds == 3725 && decoded.status == "running" && decoded.nozzleTemp == 220 && decoded.bedTemp == 60)
+        #expect(decoded.formattedTimeRemaining == "1h 2m")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let again = try JSONParser.parse(Array(try encoder.encode(decoded)))
+        #expect(again == (try JSONParser.parse(Self.seedJSON)))
+    }
+}

@@ -167,8 +167,23 @@ public struct ControlAPI: Sendable {
         }
         let prefix = text(body, "printerPrefix", required: false, into: &problems)
         let name = text(body, "printerName", required: false, into: &problems)
+        // PrintBridge's extension: follow exactly these printers (the app sends one printerPrefix).
+        var prefixes: [String]?
+        if let list = body["printerPrefixes"], list != .null {
+            let items = list.arrayValue?.compactMap(\.stringValue) ?? []
+            if list.arrayValue?.count != items.count || items.count > 64
+                || items.contains(where: { $0.isEmpty || $0.utf8.count > 512 })
+            {
+                problems["printerPrefixes", default: []].append("must be a list of at most 64 printer prefixes")
+            } else if prefix != nil {
+                problems["printerPrefixes", default: []].append("give printerPrefix or printerPrefixes, not both")
+            } else {
+                prefixes = items
+            }
+        }
         guard problems.isEmpty, let apnsToken else { throw Invalid(details: problems) }
-        let registration = try store.register(apnsToken: apnsToken, haURL: haURL, printerPrefix: prefix, printerName: name)
+        let registration = try store.register(
+            apnsToken: apnsToken, haURL: haURL, printerPrefix: prefix, printerName: name, printerPrefixes: prefixes)
         devicesChanged()
         return HTTPResponse(status: 200, body: JSONText.object([
             ("success", "true"), ("deviceId", JSONText.quoted(registration.deviceID)),

@@ -143,11 +143,18 @@ public final class DeviceStore: @unchecked Sendable {
     }
 
     /// Registers a phone, or updates the one with this token (never a duplicate).
-    /// A printer prefix adds to the printers it follows; none leaves them as
+    ///
+    /// As the app does it: a `printerPrefix` is the phone's printer (the app
+    /// re-registers when its user picks another one), and `printerName` is
+    /// that printer's name; both replace what the phone had, as in the seed.
+    /// `printerPrefixes` is PrintBridge's extension for following several
+    /// printers: exactly those. With neither, the printers and name stay as
     /// they are (a new device with none follows every printer).
     public func register(
-        apnsToken: String, haURL: String?, printerPrefix: String?, printerName: String?, environment: String? = nil
+        apnsToken: String, haURL: String?, printerPrefix: String?, printerName: String?, environment: String? = nil,
+        printerPrefixes: [String]? = nil
     ) throws(Error) -> Registration {
+        let follows = printerPrefixes ?? printerPrefix.flatMap { $0.isEmpty ? nil : [$0] }
         let token = apnsToken.lowercased()
         let now = clock.now().seconds
         return try run { () throws(SQLiteDatabase.Error) in
@@ -161,15 +168,22 @@ public final class DeviceStore: @unchecked Sendable {
                         VALUES (?, ?, ?, ?, ?, ?, ?)
                         """, [.text(id), .text(token), .optional(environment), .optional(haURL), .optional(printerName), .real(now), .real(now)])
                 } else {
+                    // A new printer comes with its own name (or none): the old
+                    // one named the printer it replaces.
                     try database.query("""
-                        UPDATE devices SET ha_url = COALESCE(?, ha_url), printer_name = COALESCE(?, printer_name),
+                        UPDATE devices SET ha_url = COALESCE(?, ha_url),
+                               printer_name = CASE WHEN ? THEN ? ELSE COALESCE(?, printer_name) END,
                                environment = COALESCE(?, environment), last_seen = ?, disabled = 0
                         WHERE id = ?
-                        """, [.optional(haURL), .optional(printerName), .optional(environment), .real(now), .text(id)])
+                        """, [.optional(haURL), .integer(follows == nil ? 0 : 1), .optional(printerName),
+                              .optional(printerName), .optional(environment), .real(now), .text(id)])
                 }
-                if let printerPrefix, !printerPrefix.isEmpty {
-                    try database.query("INSERT OR IGNORE INTO device_printers (device_id, printer_prefix) VALUES (?, ?)",
-                                       [.text(id), .text(printerPrefix)])
+                if let follows {
+                    try database.query("DELETE FROM device_printers WHERE device_id = ?", [.text(id)])
+                    for prefix in Set(follows) where !prefix.isEmpty {
+                        try database.query("INSERT INTO device_printers (device_id, printer_prefix) VALUES (?, ?)",
+                                           [.text(id), .text(prefix)])
+                    }
                 }
                 return Registration(deviceID: id, created: existing == nil)
             }

@@ -67,7 +67,7 @@ struct DevicesCommand: ParsableCommand {
         @Option(name: .long, help: "The APNs device token (hex).")
         var token: String
 
-        @Option(name: .long, help: "A printer prefix to follow (repeat for several; none: every printer).")
+        @Option(name: .long, help: "A printer prefix to follow (repeat for several): exactly these. None: every printer for a new device, the same printers for a known one.")
         var printer: [String] = []
 
         @Option(name: .long, help: "The name to show for the printer in alerts.")
@@ -86,10 +86,8 @@ struct DevicesCommand: ParsableCommand {
             let store = try StateDirectory.openStore()
             try DevicesCommand.storeCall {
                 let registration = try store.register(
-                    apnsToken: token, haURL: nil, printerPrefix: printer.first, printerName: name)
-                for prefix in printer.dropFirst() {
-                    _ = try store.register(apnsToken: token, haURL: nil, printerPrefix: prefix, printerName: nil)
-                }
+                    apnsToken: token, haURL: nil, printerPrefix: nil, printerName: name,
+                    printerPrefixes: printer.isEmpty ? nil : printer)
                 StandardStreams.out("\(registration.deviceID) \(registration.created ? "registered" : "updated")")
             }
         }

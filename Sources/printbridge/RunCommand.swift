@@ -260,8 +260,8 @@ struct RunCommand: AsyncParsableCommand {
     static func add(_ devices: [Device], to store: DeviceStore) throws {
         for device in devices {
             let id = try store.register(
-                apnsToken: device.apnsToken, haURL: nil, printerPrefix: device.printerPrefixes.first,
-                printerName: device.printerName
+                apnsToken: device.apnsToken, haURL: nil, printerPrefix: nil, printerName: device.printerName,
+                printerPrefixes: device.printerPrefixes.isEmpty ? nil : device.printerPrefixes.sorted()
             ).deviceID
             let preferences = device.preferences
             _ = try store.updatePreferences(deviceID: id, .init(

@@ -61,6 +61,25 @@ import Testing
         #expect(try store.devices().count == 1)
     }
 
+    /// The app re-registers (its exact body: apnsToken, haUrl, printerPrefix,
+    /// printerName) when its user picks another printer: the alerts move.
+    @Test func switchingPrintersInTheAppMovesThePhone() async throws {
+        _ = try await call("POST", "/api/devices/register", body: registerBody(phone))
+        let switched = #"{"apnsToken":"\#(phone)","haUrl":"http://homeassistant.local:8123","printerPrefix":"p1s_01p09c470200456","printerName":"P1S"}"#
+        #expect(try await call("POST", "/api/devices/register", body: switched).status == 200)
+        #expect((try await call("GET", "/api/devices/by-printer/x1c_00m09a350100123").json["devices"] as? [Any])?.count == 0)
+        #expect((try await call("GET", "/api/devices/by-printer/p1s_01p09c470200456").json["devices"] as? [Any])?.count == 1)
+        let device = try #require(try store.devices().first)
+        #expect(device.printerPrefixes == ["p1s_01p09c470200456"] && device.printerName == "P1S")
+        // Following several printers is an explicit extension, never an accident.
+        let several = #"{"apnsToken":"\#(phone)","haUrl":"http://homeassistant.local:8123","printerPrefixes":["x1c_00m09a350100123","p1s_01p09c470200456"]}"#
+        #expect(try await call("POST", "/api/devices/register", body: several).status == 200)
+        #expect(try store.devices().first?.printerPrefixes.count == 2)
+        let both = #"{"apnsToken":"\#(phone)","haUrl":"http://ha:8123","printerPrefix":"a","printerPrefixes":["b"]}"#
+        #expect(try await call("POST", "/api/devices/register", body: both).status == 400)
+        #expect(try store.devices().count == 1, "never a second device for one token")
+    }
+
     @Test func settingsFromTheAppAreSaved() async throws {
         let id = try #require(try await call("POST", "/api/devices/register", body: registerBody(phone)).json["deviceId"] as? String)
         let saved = try await call("PATCH", "/api/devices/\(id)/settings", body: #"{"onStart":false,"onMilestone":false}"#)

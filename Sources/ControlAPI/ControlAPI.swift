@@ -240,11 +240,9 @@ public struct ControlAPI: Sendable {
         let prefix = text(body, "printerPrefix", required: true, into: &problems)
         let deviceID = text(body, "deviceId", required: false, into: &problems)
         guard problems.isEmpty, let token, let prefix else { throw Invalid(details: problems) }
-        let devices = try store.devices()
-        guard let owner = deviceID ?? devices.last(where: { $0.follows(prefix) })?.id else {
-            return APIError.response(404, "No registered device follows printer \(prefix); register first")
-        }
-        guard try store.setActivityToken(token, printerPrefix: prefix, deviceID: owner) else {
+        // The app sends no device id: the token is its own activity's, never
+        // guessed to be the phone that registered last (the seed's "last phone wins").
+        guard try store.setActivityToken(token, printerPrefix: prefix, deviceID: deviceID) else {
             return APIError.response(404, "Device not found")
         }
         devicesChanged()

@@ -127,7 +127,10 @@ public final class DeviceStore: @unchecked Sendable {
                     devices[position].printerPrefixes.insert(prefix)
                 }
             }
-            try database.query("SELECT device_id, printer_prefix, token FROM activity_tokens") { row in
+            try database.query(
+                "SELECT device_id, printer_prefix, token FROM activities WHERE device_id IS NOT NULL AND created_at > ? ORDER BY created_at",
+                [.real(clock.now().seconds - Self.activityLifetime)]
+            ) { row in
                 if let position = index[row.text(0) ?? ""], let prefix = row.text(1) {
                     devices[position].activityTokens[prefix] = row.text(2)
                 }
@@ -135,6 +138,30 @@ public final class DeviceStore: @unchecked Sendable {
             return devices
         }
     }
+
+    /// The registered devices, then every live activity the app registered
+    /// without a device id, each as a device of its own that gets its
+    /// printer's Live Activity pushes and no alerts: what `run` sends to.
+    public func devicesAndActivities() throws(Error) -> [Device] {
+        let devices = try devices()
+        return try run { () throws(SQLiteDatabase.Error) in
+            var all = devices
+            try database.query(
+                "SELECT token, printer_prefix FROM activities WHERE device_id IS NULL AND created_at > ? ORDER BY created_at, token",
+                [.real(clock.now().seconds - Self.activityLifetime)]
+            ) { row in
+                if let token = row.text(0), let prefix = row.text(1) {
+                    all.append(.activity(token: token, printerPrefix: prefix))
+                }
+            }
+            return all
+        }
+    }
+
+    /// How long an activity token is kept: iOS ends a Live Activity after 8
+    /// hours, and updates to an ended one change nothing; one hour more for
+    /// the phone's and this machine's clocks.
+    public static let activityLifetime: Double = 9 * 3600
 
     public struct Registration: Hashable, Sendable {
         public var deviceID: String
@@ -231,19 +258,30 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    /// Keeps a Live Activity update token for one device's activity on one printer
-    /// (replacing the device's previous one for that printer). False: no such device.
-    public func setActivityToken(_ token: String, printerPrefix: String, deviceID: String) throws(Error) -> Bool {
+    /// Keeps a Live Activity update token for its printer: every token is
+    /// kept (once), each gets its printer's updates and end. With a device id
+    /// (PrintBridge's extension) the activity is that phone's and replaces
+    /// its previous one for that printer; false when there is no such device.
+    /// Tokens past `activityLifetime` are dropped here.
+    public func setActivityToken(_ token: String, printerPrefix: String, deviceID: String?) throws(Error) -> Bool {
         let now = clock.now().seconds
         return try run { () throws(SQLiteDatabase.Error) in
-            var found = false
-            try database.query("SELECT 1 FROM devices WHERE id = ?", [.text(deviceID)]) { _ in found = true }
-            guard found else { return false }
-            try database.query("""
-                INSERT INTO activity_tokens (device_id, printer_prefix, token, created_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (device_id, printer_prefix) DO UPDATE SET token = excluded.token, created_at = excluded.created_at
-                """, [.text(deviceID), .text(printerPrefix), .text(token.lowercased()), .real(now)])
-            return true
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                if let deviceID {
+                    var found = false
+                    try database.query("SELECT 1 FROM devices WHERE id = ?", [.text(deviceID)]) { _ in found = true }
+                    guard found else { return false }
+                    try database.query("DELETE FROM activities WHERE device_id = ? AND printer_prefix = ?",
+                                       [.text(deviceID), .text(printerPrefix)])
+                }
+                try database.query("DELETE FROM activities WHERE created_at <= ?", [.real(now - Self.activityLifetime)])
+                try database.query("""
+                    INSERT INTO activities (token, printer_prefix, device_id, created_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (token) DO UPDATE SET printer_prefix = excluded.printer_prefix,
+                        device_id = COALESCE(excluded.device_id, device_id), created_at = excluded.created_at
+                    """, [.text(token.lowercased()), .text(printerPrefix), .optional(deviceID), .real(now)])
+                return true
+            }
         }
     }
 
@@ -261,8 +299,7 @@ public final class DeviceStore: @unchecked Sendable {
         try run { () throws(SQLiteDatabase.Error) in
             try database.transaction { () throws(SQLiteDatabase.Error) in
                 for end in ended {
-                    try database.query("DELETE FROM activity_tokens WHERE device_id = ? AND printer_prefix = ?",
-                                       [.text(end.deviceID), .text(end.prefix)])
+                    try database.query("DELETE FROM activities WHERE token = ?", [.text(end.token)])
                 }
             }
         }
@@ -279,7 +316,7 @@ public final class DeviceStore: @unchecked Sendable {
                 case .remove: try database.query("DELETE FROM devices WHERE apns_token = ?", [.text(token)])
                 case .disable: try database.query("UPDATE devices SET disabled = 1 WHERE apns_token = ?", [.text(token)])
                 }
-                try database.query("DELETE FROM activity_tokens WHERE token = ?", [.text(token)])
+                try database.query("DELETE FROM activities WHERE token = ?", [.text(token)])
                 try database.query("UPDATE devices SET push_to_start_token = NULL WHERE push_to_start_token = ?", [.text(token)])
             }
         }

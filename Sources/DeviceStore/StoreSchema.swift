@@ -53,5 +53,18 @@ enum StoreSchema {
         ALTER TABLE printer_state ADD COLUMN held_file TEXT;
         CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """,
+        // 3: Live Activity tokens belong to activities, unique by token; a
+        // phone only when the app said which (the seed app never does).
+        """
+        CREATE TABLE activities (
+            token TEXT PRIMARY KEY,
+            printer_prefix TEXT NOT NULL,
+            device_id TEXT REFERENCES devices(id) ON DELETE CASCADE,
+            created_at REAL NOT NULL
+        );
+        INSERT INTO activities (token, printer_prefix, device_id, created_at)
+            SELECT token, printer_prefix, device_id, created_at FROM activity_tokens;
+        DROP TABLE activity_tokens;
+        """,
     ]
 }

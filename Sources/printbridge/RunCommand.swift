@@ -64,7 +64,7 @@ struct RunCommand: AsyncParsableCommand {
         let remembered: [String: PrinterNotificationState]
         let watchingSince: EpochTime
         do {
-            deviceList = try store.devices()
+            deviceList = try store.devicesAndActivities()
             remembered = try store.notificationStates()
             watchingSince = try store.watchingSince()
         } catch {
@@ -171,7 +171,7 @@ struct RunCommand: AsyncParsableCommand {
                 if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
                     do {
                         writer.drain()  // ended activities' tokens are gone before the devices are read back
-                        var devices = try store.devices()
+                        var devices = try store.devicesAndActivities()
                         for ended in saves.pendingEndedActivities {
                             if let index = devices.firstIndex(where: { $0.id == ended.deviceID }) {
                                 devices[index].activityTokens[ended.prefix] = nil
@@ -218,7 +218,7 @@ struct RunCommand: AsyncParsableCommand {
                     metrics.lastEvent(at: events.last)
                     metrics.update(
                         eventsReceived: events.count, eventsMatched: link.matchedUpdates,
-                        printers: pipeline.cache.printers.count, devices: pipeline.devices.count,
+                        printers: pipeline.cache.printers.count, devices: pipeline.devices.filter(\.receivesAlerts).count,
                         tokenRenewals: sender?.providerTokenRenewals ?? 0)
                     // The API's view of the printers, refreshed at most twice a second.
                     if pipeline.statistics.printerChanges != printersChanged {

@@ -93,15 +93,26 @@ import Testing
     }
 
     @Test func activityTokensAsTheSeedAppSendsThem() async throws {
-        let missing = try await call("POST", "/api/devices/activity-token",
-                                     body: #"{"activityToken":"\#(String(repeating: "cd", count: 40))","printerPrefix":"x1c_00m09a350100123"}"#)
-        #expect(missing.status == 404, "no device follows that printer yet")
         let id = try #require(try await call("POST", "/api/devices/register", body: registerBody(phone)).json["deviceId"] as? String)
-        let token = String(repeating: "cd", count: 40)
-        let reply = try await call("POST", "/api/devices/activity-token",
-                                   body: #"{"activityToken":"\#(token)","printerPrefix":"x1c_00m09a350100123"}"#)
-        #expect(reply.status == 200 && reply.json["success"] as? Bool == true)
-        #expect(try store.devices()[0].activityTokens["x1c_00m09a350100123"] == token)
+        _ = try await call("POST", "/api/devices/register", body: registerBody(String(repeating: "ba", count: 32)))
+        // Two phones on one printer each start an activity: the app's exact body, no device id.
+        let tokens = [String(repeating: "cd", count: 40), String(repeating: "dc", count: 40)]
+        for token in tokens {
+            let reply = try await call("POST", "/api/devices/activity-token",
+                                       body: #"{"activityToken":"\#(token)","printerPrefix":"x1c_00m09a350100123"}"#)
+            #expect(reply.status == 200 && reply.json["success"] as? Bool == true)
+        }
+        #expect(try store.devices().allSatisfy { $0.activityTokens.isEmpty }, "never pinned on the phone that registered last")
+        #expect(Set(try store.devicesAndActivities().compactMap { $0.activityTokens["x1c_00m09a350100123"] }) == Set(tokens))
+        // PrintBridge's extension: a device id says whose activity it is.
+        let mine = String(repeating: "ce", count: 40)
+        let attributed = try await call("POST", "/api/devices/activity-token",
+                                        body: #"{"activityToken":"\#(mine)","printerPrefix":"x1c_00m09a350100123","deviceId":"\#(id)"}"#)
+        #expect(attributed.status == 200)
+        #expect(try store.devices()[0].activityTokens["x1c_00m09a350100123"] == mine)
+        let nobody = try await call("POST", "/api/devices/activity-token",
+                                    body: #"{"activityToken":"\#(mine)","printerPrefix":"x1c_00m09a350100123","deviceId":"nobody"}"#)
+        #expect(nobody.status == 404)
         let pushToStart = try await call("POST", "/api/devices/\(id)/push-to-start-token",
                                          body: #"{"pushToStartToken":"\#(String(repeating: "ef", count: 40))"}"#)
         #expect(pushToStart.status == 200)

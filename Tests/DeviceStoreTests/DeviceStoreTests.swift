@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 2)
+        #expect(store.schemaVersion == 3)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 2)
+        #expect(try temp.open().schemaVersion == 3)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -81,9 +81,37 @@ let activity = String(repeating: "ef", count: 40)
         var devices = try store.devices()
         #expect(devices.map { $0.activityTokens["x1c"] } == [activity, activity + "00"], "two phones, two tokens")
         #expect(devices[0].pushToStartToken == activity + "11")
-        try store.removeActivityTokens([PushPlanner.ActivityEnd(deviceID: a, prefix: "x1c")])
+        try store.removeActivityTokens([PushPlanner.ActivityEnd(deviceID: a, prefix: "x1c", token: activity)])
         devices = try store.devices()
         #expect(devices[0].activityTokens.isEmpty && devices[1].activityTokens["x1c"] == activity + "00")
+    }
+
+    /// The app sends `{activityToken, printerPrefix}` and no device id: each
+    /// token is its own activity, kept once, never pinned on a phone by guess.
+    @Test func activityTokensWithoutADeviceAreActivitiesOfTheirOwn() throws {
+        let temp = TemporaryStore()
+        let store = try temp.open()
+        let a = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: nil).deviceID
+        _ = try store.register(apnsToken: tablet, haURL: nil, printerPrefix: "x1c", printerName: nil)
+        #expect(try store.setActivityToken(activity, printerPrefix: "x1c", deviceID: nil))
+        #expect(try store.setActivityToken(activity + "00", printerPrefix: "x1c", deviceID: nil))
+        #expect(try store.setActivityToken(activity + "00", printerPrefix: "x1c", deviceID: nil), "the same token again: still one")
+        #expect(try store.devices().allSatisfy { $0.activityTokens.isEmpty }, "no phone is guessed")
+        var all = try store.devicesAndActivities()
+        #expect(all.count == 4)
+        let activities = all.filter { !$0.receivesAlerts }
+        #expect(activities.map { $0.activityTokens["x1c"] } == [activity, activity + "00"])
+        #expect(activities.allSatisfy { !$0.follows("x1c") }, "an activity gets no alerts")
+        // With the extension's device id it is that phone's, replacing its previous one.
+        #expect(try store.setActivityToken(activity + "11", printerPrefix: "x1c", deviceID: a))
+        #expect(try store.setActivityToken(activity + "22", printerPrefix: "x1c", deviceID: a))
+        #expect(try store.devices()[0].activityTokens == ["x1c": activity + "22"])
+        // Ended, or past iOS's 8 hours (plus an hour): gone.
+        try store.removeActivityTokens([PushPlanner.ActivityEnd(deviceID: "activity-x", prefix: "x1c", token: activity)])
+        all = try store.devicesAndActivities()
+        #expect(all.filter { !$0.receivesAlerts }.map { $0.activityTokens["x1c"] } == [activity + "00"])
+        temp.clock.set(temp.clock.now() + DeviceStore.activityLifetime + 1)
+        #expect(try store.devicesAndActivities().allSatisfy { $0.activityTokens.isEmpty })
     }
 
     @Test func apnsVerdictsOnTokensArePermanent() throws {

@@ -15,6 +15,10 @@ public struct Device: Hashable, Sendable {
     /// APNs refused the device token (BadDeviceToken, DeviceTokenNotForTopic):
     /// kept, but sent nothing until it registers again.
     public var isDisabled = false
+    /// False for a Live Activity the app registered without saying which
+    /// phone runs it (the seed app sends no device id): it stands alone,
+    /// receiving its printer's Live Activity pushes and no alerts.
+    public var receivesAlerts = true
 
     public init(
         id: String, apnsToken: String, printerPrefixes: Set<String> = [], printerName: String? = nil,
@@ -32,6 +36,15 @@ public struct Device: Hashable, Sendable {
 
     /// Whether alerts about `prefix` go to this device.
     public func follows(_ prefix: String) -> Bool {
-        !isDisabled && (printerPrefixes.isEmpty || printerPrefixes.contains(prefix))
+        receivesAlerts && !isDisabled && (printerPrefixes.isEmpty || printerPrefixes.contains(prefix))
+    }
+
+    /// A Live Activity known only by its token and printer.
+    public static func activity(token: String, printerPrefix: String) -> Device {
+        var device = Device(
+            id: "activity-" + String(token.prefix(16)), apnsToken: "", printerPrefixes: [printerPrefix],
+            activityTokens: [printerPrefix: token])
+        device.receivesAlerts = false
+        return device
     }
 }

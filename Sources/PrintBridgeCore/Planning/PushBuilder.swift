@@ -86,7 +86,7 @@ struct PushBuilder {
                 device: device, token: token, tokenKind: .activity, topic: configuration.liveActivityTopic,
                 priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity"),
                 expiration: now + configuration.dismissAfter)
-            plan.endedActivities.append(.init(deviceID: device.id, prefix: prefix))
+            plan.endedActivities.append(.init(deviceID: device.id, prefix: prefix, token: token))
         }
     }
 

@@ -34,10 +34,13 @@ public struct PushPlanner: Sendable {
     public struct ActivityEnd: Hashable, Sendable {
         public var deviceID: String
         public var prefix: String
+        /// The ended activity's update token.
+        public var token: String
 
-        public init(deviceID: String, prefix: String) {
+        public init(deviceID: String, prefix: String, token: String) {
             self.deviceID = deviceID
             self.prefix = prefix
+            self.token = token
         }
     }
 

@@ -4,8 +4,10 @@ import PrintBridgeCore
 /// The HTTP API the iOS app calls (the seed's paths and JSON field names),
 /// plus push-to-start tokens, the printers' state and a health check.
 ///
-/// Every /api route needs `Authorization: Bearer <API token>` unless the
-/// token is nil (an explicit opt-out for a trusted network).
+/// Every /api route needs `Authorization: Bearer <API token>` (compared in
+/// constant time), except from the trusted networks (API_TRUSTED_NETWORKS,
+/// for the seed app, which sends no header) or when the token is nil (an
+/// explicit opt-out, --no-api-auth).
 public struct ControlAPI: Sendable {
     public struct APNsStatus: Sendable {
         public var configured: Bool
@@ -27,12 +29,16 @@ public struct ControlAPI: Sendable {
     let devicesChanged: @Sendable () -> Void
     /// Serves /metrics and a readiness /healthz when given.
     let metrics: AgentMetrics?
+    /// Clients on these networks need no API token (API_TRUSTED_NETWORKS).
+    let trustedNetworks: TrustedNetworks
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> String = { "[]" },
-        devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil
+        devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil,
+        trustedNetworks: TrustedNetworks = TrustedNetworks()
     ) {
         self.metrics = metrics
+        self.trustedNetworks = trustedNetworks
         self.store = store
         self.apiToken = apiToken
         self.apns = apns
@@ -111,6 +117,7 @@ public struct ControlAPI: Sendable {
 
     private func authorized(_ request: HTTPRequest) -> Bool {
         guard let apiToken else { return true }
+        if let peer = request.peer, trustedNetworks.contains(peer) { return true }
         guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else { return false }
         let given = Array(header.dropFirst(7).utf8)
         let expected = Array(apiToken.utf8)

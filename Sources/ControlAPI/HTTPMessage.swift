@@ -6,12 +6,15 @@ public struct HTTPRequest: Sendable {
     /// Lower-cased header names.
     public var headers: [String: String]
     public var body: [UInt8]
+    /// The client's address (16 bytes, IPv4 as IPv4-mapped IPv6), when known.
+    public var peer: [UInt8]?
 
-    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], peer: [UInt8]? = nil) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
+        self.peer = peer
     }
 }
 

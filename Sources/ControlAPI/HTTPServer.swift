@@ -49,6 +49,7 @@ public final class HTTPServer: @unchecked Sendable {
     private final class Connection {
         let descriptor: Int32
         let opened: Double
+        var peer: [UInt8]?
         var input: [UInt8] = []
         var output: [UInt8] = []
         var written = 0
@@ -162,7 +163,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func accept() {
         while true {
-            let descriptor = Glibc.accept(listener, nil, nil)
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let descriptor = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) }
+            }
             guard descriptor >= 0 else { return }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
@@ -170,7 +175,9 @@ public final class HTTPServer: @unchecked Sendable {
                 close(descriptor)
                 continue
             }
-            connections[descriptor] = Connection(descriptor: descriptor, opened: monotonicSeconds())
+            let connection = Connection(descriptor: descriptor, opened: monotonicSeconds())
+            connection.peer = TrustedNetworks.address(address)
+            connections[descriptor] = connection
         }
     }
 
@@ -210,7 +217,8 @@ public final class HTTPServer: @unchecked Sendable {
             return
         case .invalid(let response):
             connection.output = response.serialized()
-        case .complete(let request):
+        case .complete(var request):
+            request.peer = connection.peer
             connection.output = handler(request).serialized()
         }
     }

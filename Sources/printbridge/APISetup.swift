@@ -29,10 +29,15 @@ enum APISetup {
         if token == nil {
             logger.warning("the API on \(host):\(port) accepts requests without a token (--no-api-auth)")
         }
+        let trusted = try trustedNetworks()
+        if let text = StandardStreams.environment("API_TRUSTED_NETWORKS"), !trusted.isEmpty, token != nil {
+            logger.warning("the API accepts requests without a token from \(text) (API_TRUSTED_NETWORKS)")
+        }
         let api = ControlAPI(
             store: store, apiToken: token, apns: apns,
             printers: { shared.printersJSON.withLock { $0 } },
-            devicesChanged: { shared.devicesChanged.withLock { $0 = true } }, metrics: metrics)
+            devicesChanged: { shared.devicesChanged.withLock { $0 = true } }, metrics: metrics,
+            trustedNetworks: trusted)
         do {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
             server.start()
@@ -64,6 +69,15 @@ enum APISetup {
             throw ExitCodes.config
         }
         return (host, port, token)
+    }
+
+    /// API_TRUSTED_NETWORKS, checked: networks whose clients need no token.
+    static func trustedNetworks() throws -> TrustedNetworks {
+        guard let text = StandardStreams.environment("API_TRUSTED_NETWORKS") else { return TrustedNetworks() }
+        do throws(TrustedNetworks.ParseError) { return try TrustedNetworks(parsing: text) } catch {
+            StandardStreams.err("printbridge: API_TRUSTED_NETWORKS: \(error)")
+            throw ExitCodes.config
+        }
     }
 
     private static func apiToken() throws -> String? {

@@ -69,6 +69,10 @@ struct CheckConfigCommand: ParsableCommand {
         check {
             if let listen = try APISetup.listenAddress(allowWithoutToken: noAPIAuth) {
                 StandardStreams.out("api: \(listen.host):\(listen.port)")
+                if !(try APISetup.trustedNetworks()).isEmpty, let text = StandardStreams.environment("API_TRUSTED_NETWORKS") {
+                    // The choice, said plainly: the unmodified app sends no token.
+                    StandardStreams.out("api: no token needed from \(text); everyone else needs the API token")
+                }
             } else {
                 StandardStreams.out("api: off")
             }

@@ -29,6 +29,8 @@ struct ConfigFile: Sendable {
         .init(name: "API_LISTEN", secret: false, help: "host:port of the app's API (0.0.0.0:3000) or off"),
         .init(name: "API_TOKEN", secret: true, help: "bearer token of the app's API (prefer api_token_file)"),
         .init(name: "API_TOKEN_FILE", secret: false, help: "file holding the API token"),
+        .init(name: "API_TRUSTED_NETWORKS", secret: false,
+              help: "networks whose clients need no API token, e.g. 192.168.1.0/24 (the unmodified app sends none)"),
         .init(name: "APNS_TEAM_ID", secret: false, help: "Apple team id"),
         .init(name: "APNS_KEY_ID", secret: false, help: "id of the .p8 key"),
         .init(name: "APNS_KEY_PATH", secret: false, help: "the .p8 key file"),

@@ -120,6 +120,16 @@ import Testing
         #expect(run.status == 78 && run.stderr.contains("run-bad.yaml:2: unknown setting \"bogus\""))
     }
 
+    /// Trusting a home network is an explicit choice, said plainly; a bad one stops `run`.
+    @Test func trustedNetworksAreCheckedAndExplained() throws {
+        let base = ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "t", "API_TOKEN": "secret-token-0123456789"]
+        let good = try check(["--dry-run"], environment: base.merging(["API_TRUSTED_NETWORKS": "192.168.1.0/24"]) { $1 })
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.contains("no token needed from 192.168.1.0/24; everyone else needs the API token"))
+        let bad = try check(["--dry-run"], environment: base.merging(["API_TRUSTED_NETWORKS": "home"]) { $1 })
+        #expect(bad.status == 78 && bad.stderr.contains("API_TRUSTED_NETWORKS: \"home\" is not an IP address"))
+    }
+
     @Test func everyOfflineProblemIsReported() throws {
         let notADirectory = try write("state-file", "")
         let config = try write("problems.yaml", """

@@ -94,6 +94,9 @@ let package = Package(
             name: "PrintBridgeLogging",
             dependencies: ["PrintBridgeCore", .product(name: "Logging", package: "swift-log")]),
 
+        // Pairing the app: the server URL and API token as a QR code (terminal and PNG).
+        .target(name: "Pairing"),
+
         // Recorded-event files: reading, replaying through the core, printing pushes.
         .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),
 
@@ -105,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging",
+                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -146,6 +149,7 @@ let package = Package(
         .testTarget(
             name: "DeployTests",
             dependencies: ["TestSupport"]),
+        .testTarget(name: "PairingTests", dependencies: ["Pairing", "TestSupport"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries"]),

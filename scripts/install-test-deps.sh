@@ -12,6 +12,8 @@ missing=()
 command -v jq >/dev/null || missing+=(jq)
 command -v systemd-analyze >/dev/null || missing+=(systemd)
 [ -x /bin/kill ] || missing+=(procps)
+# zbarimg reads back the pairing QR codes the tests make.
+command -v zbarimg >/dev/null || missing+=(zbar-tools)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   run apt-get update -qq && run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

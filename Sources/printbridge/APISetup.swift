@@ -80,7 +80,7 @@ enum APISetup {
         }
     }
 
-    private static func apiToken() throws -> String? {
+    static func apiToken() throws -> String? {
         if let token = StandardStreams.environment("API_TOKEN") { return token }
         guard let path = StandardStreams.environment("API_TOKEN_FILE") else { return nil }
         guard let text = StandardStreams.readSmallFile(path),

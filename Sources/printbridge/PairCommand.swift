@@ -1,0 +1,90 @@
+import ArgumentParser
+import Pairing
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `printbridge pair`: what the app needs to talk to this agent — the
+/// server URL and the API token — as text and as a QR code, in the terminal
+/// and as a PNG file. docs/pairing.md shows the app's side.
+struct PairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Show the server URL and API token for the app, with a QR code of both.",
+        discussion: """
+            The QR code holds {"url": URL, "token": API token} as JSON. It is printed to the terminal \
+            and written to --out (default printbridge-pairing.png, readable by you only): both show \
+            the API token, so keep them to yourself. The URL comes from --url, else API_LISTEN with, \
+            for a wildcard address, this machine's first non-loopback IPv4 address.
+            """)
+
+    @Option(name: .long, help: "The address the phone reaches the agent at (e.g. http://192.168.1.20:3000).")
+    var url: String?
+
+    @Option(name: .long, help: "The PNG file to write.")
+    var out = "printbridge-pairing.png"
+
+    @OptionGroup var configOption: ConfigOption
+
+    func run() throws {
+        try configOption.activate()
+        guard let token = try APISetup.apiToken() else {
+            StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: pairing gives the app the API token, so set one first")
+            throw ExitCodes.config
+        }
+        let server = try url ?? Self.serverURL()
+        let payload = JSONText.object([("url", JSONText.quoted(server)), ("token", JSONText.quoted(token))])
+        let code: QRCode
+        do throws(QRCode.TooLong) { code = try QRCode(text: payload) } catch {
+            StandardStreams.err("printbridge: the URL and token are too long for a QR code: \(error)")
+            throw ExitCodes.config
+        }
+        let png = PNGImage.encode(code)
+        let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0, png.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == png.count else {
+            if descriptor >= 0 { close(descriptor) }
+            StandardStreams.err("printbridge: cannot write \(out)")
+            throw ExitCodes.cannotCreate
+        }
+        close(descriptor)
+        StandardStreams.out("Server:    \(server)")
+        StandardStreams.out("API token: \(token)")
+        StandardStreams.out("")
+        StandardStreams.out(TerminalQR.render(code))
+        StandardStreams.out("")
+        StandardStreams.out("The QR code is also in \(out) (it holds the token: keep it private).")
+    }
+
+    /// http://HOST:PORT from API_LISTEN; a wildcard host becomes this machine's LAN address.
+    static func serverURL() throws -> String {
+        guard let listen = try APISetup.listenAddress(allowWithoutToken: true) else {
+            StandardStreams.err("printbridge: API_LISTEN is off: the app has nothing to talk to (give --url if it is served elsewhere)")
+            throw ExitCodes.config
+        }
+        var host = listen.host
+        if host == "0.0.0.0" || host == "::" || host.isEmpty { host = lanAddress() ?? "127.0.0.1" }
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(listen.port)"
+    }
+
+    /// The first IPv4 address of an interface that is up and not loopback.
+    static func lanAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return nil }
+        defer { freeifaddrs(list) }
+        var cursor = list
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let flags = Int32(entry.pointee.ifa_flags)
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0
+            else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            var v4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            guard inet_ntop(AF_INET, &v4, &text, socklen_t(text.count)) != nil else { continue }
+            return String(cString: text)
+        }
+        return nil
+    }
+}

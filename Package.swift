@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: ["TestSupport", "APNsClient"],
-            exclude: ["MockHA", "RealHA"]),
+            exclude: ["MockHA", "RealHA", "Fixtures"]),
         .executableTarget(name: "StoreWriter", dependencies: ["DeviceStore"], path: "Tests/StoreWriter"),
         .executableTarget(name: "LinkFootprint", dependencies: ["HomeAssistantLink", "PrintBridgeCore"], path: "Tests/LinkFootprint"),
         .testTarget(

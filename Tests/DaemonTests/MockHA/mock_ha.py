@@ -275,6 +275,8 @@ class MockHA:
     async def stream(self, ws, subscription):
         if self.args.start_delay:
             await asyncio.sleep(self.args.start_delay)
+        while self.args.start_file and not os.path.exists(self.args.start_file):
+            await asyncio.sleep(0.05)
         if self.args.bench_latency:
             return await self.bench_latency(ws, subscription)
         if self.args.bench_load:
@@ -361,6 +363,7 @@ def main():
     parser.add_argument("--registry")
     parser.add_argument("--tls")
     parser.add_argument("--start-delay", type=float, default=0, help="wait before streaming events")
+    parser.add_argument("--start-file", help="stream the events only once this file exists (the test says go)")
     parser.add_argument("--bench-latency", type=int, default=0)
     parser.add_argument("--bench-log")
     parser.add_argument("--bench-load", type=float, default=0)

@@ -46,6 +46,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
     /// Data callbacks so far: the service loop naps after a call that had some.
     private var receptions = 0
     private var closeRequested = false
+    /// The WebSocket handshake completed on the current connection.
+    private var isEstablished = false
     private var lastDisconnectReason = "closed"
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let cStrings: [UnsafeMutablePointer<CChar>]
@@ -191,6 +193,14 @@ public final class HomeAssistantLink: @unchecked Sendable {
             // a lone frame (an alert on a quiet line) not at all.
             if receptions != before { usleep(500) }
         }
+        if wsi != nil, !isEstablished {
+            // Still connecting: nothing to close politely; drop it now
+            // rather than wait for the handshake's timeout.
+            lastDisconnectReason = "shutting down"
+            closeRequested = true
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC)
+            wsi = nil
+        }
         if wsi != nil {
             closeRequested = true
             lastDisconnectReason = "shutting down"
@@ -245,23 +255,25 @@ public final class HomeAssistantLink: @unchecked Sendable {
         outgoing.removeAll()
         incoming.removeAll()
         lastDisconnectReason = "connection failed"
-        withUnsafeMutablePointer(to: &wsi) { pointer in
-            info.pwsi = pointer
-            if lws_client_connect_via_info(&info) == nil {
-                pointer.pointee = nil
-            }
-        }
+        // No `pwsi`: libwebsockets would keep that address and write through
+        // it when a connection in its handshake is dropped, long after a
+        // `withUnsafeMutablePointer` scope has ended (a crash, seen when a
+        // silent server's handshake was timed out). The callbacks say when
+        // the connection goes (`disconnected` clears `wsi`).
+        wsi = lws_client_connect_via_info(&info)
         if wsi == nil { disconnected(reason: "cannot connect to \(endpoint)") }
     }
 
     fileprivate func established(_ connection: OpaquePointer?) {
         wsi = connection
+        isEstablished = true
         continuation.yield(.connected)
         run(session.connected(at: clock.now()))
     }
 
     fileprivate func disconnected(reason: String) {
         wsi = nil
+        isEstablished = false
         outgoing.removeAll()
         incoming.removeAll()
         continuation.yield(.disconnected(reason: reason))

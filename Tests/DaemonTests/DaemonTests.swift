@@ -286,6 +286,22 @@ import Testing
         #expect(agent.stop() == 0)
     }
 
+    /// A server that takes the connection and never answers the handshake:
+    /// SIGTERM still stops the agent at once (it waited minutes for
+    /// libwebsockets' own timeout before).
+    @Test func aHandshakeThatNeverAnswersDoesNotHoldUpTheStop() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/silent_server.py").path
+        let silent = try MockProcess(script: script, arguments: [])
+        let agent = try Agent(port: silent.port, devices: try DaemonTests.devicesFile())
+        #expect(agent.wait(upTo: 10) { agent.log.contains("connecting to") })
+        agent.wait(upTo: 1) { false }
+        let stopped = Date()
+        agent.process.terminate()
+        #expect(agent.process.waitForExit(upTo: 10) == 0)
+        #expect(Date().timeIntervalSince(stopped) < 5, "stopped in \(Date().timeIntervalSince(stopped)) s")
+        withExtendedLifetime(silent) {}
+    }
+
     @Test func aServerThatStopsAnsweringPingsIsLeft() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--stall-pongs"])
         let agent = try Agent(

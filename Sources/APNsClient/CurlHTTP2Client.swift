@@ -43,6 +43,15 @@ public struct HTTP2TransportError: Error, Hashable, Sendable, CustomStringConver
 /// streams on one long-lived TLS connection (ALPN h2, TLS 1.2+), reopened by
 /// libcurl when the server closes it.
 ///
+/// A connection that goes silent without a reset (a NAT or middlebox dropped
+/// it) is replaced: when requests wait and nothing at all has come back on
+/// it for `stallTimeout` seconds, its socket is shut down, libcurl fails (or
+/// itself retries) those requests, and the next ones open a new connection.
+/// An idle connection is probed by the kernel's TCP keepalive (after 30 s
+/// idle, every 10 s). libcurl's own HTTP/2 PING (`curl_easy_upkeep`) is not
+/// used: in libcurl 7.88 (Debian 12) it reaches only connections of the easy
+/// interface, not those of a multi handle.
+///
 /// All libcurl state lives on one dedicated thread. Callers only append to a
 /// locked queue and wake that thread with `curl_multi_wakeup`; answers come
 /// back through continuations.
@@ -55,6 +64,12 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         public var caFile: String?
         public var connectTimeout: Double = 10
         public var requestTimeout: Double = 30
+        /// Requests waiting this long with no answer of any kind on the
+        /// connection: it is dead, replace it.
+        public var stallTimeout: Double = 5
+        /// Called on the client's thread when a silent connection was replaced,
+        /// with the number of requests that were waiting on it.
+        public var onConnectionReplaced: (@Sendable (Int) -> Void)?
         public init(caFile: String? = nil) { self.caFile = caFile }
     }
 
@@ -79,6 +94,18 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
     /// Finished easy handles kept for the next requests (reset, not freed).
     private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// When the connection last gave an answer (or requests began to wait after a quiet spell).
+    private var lastAnswer = 0.0
+    /// Silent connections replaced so far.
+    private let replaced = Mutex(0)
+    /// The sockets libcurl has open (its connections), told by its socket
+    /// callbacks. An object of its own: libcurl closes connections (and calls
+    /// back) while `deinit` cleans up the multi handle.
+    private final class OpenSockets {
+        var sockets: Set<curl_socket_t> = []
+    }
+
+    private let openSockets = OpenSockets()
 
     public init(options: Options = .init()) {
         self.options = options
@@ -141,10 +168,12 @@ public final class CurlHTTP2Client: @unchecked Sendable {
                 state.queue.removeAll()
                 return (queue, state.stopping, state.stopDeadline)
             }
+            if transfers.isEmpty && !submissions.isEmpty { lastAnswer = monotonicNow() }
             for submission in submissions { start(submission) }
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             collectFinished()
+            replaceIfSilent()
             if stopping && (transfers.isEmpty || monotonicNow() >= deadline) { break }
             // Sleep only if nothing was queued meanwhile; a submitter that sees
             // `sleeping` wakes us, one that does not is picked up right away.
@@ -177,7 +206,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
             submission.continuation.resume(throwing: HTTP2TransportError(code: -2, message: "curl_easy_init failed"))
             return
         }
-        let transfer = Transfer(continuation: submission.continuation)
+        let transfer = Transfer(continuation: submission.continuation, started: monotonicNow())
         let request = submission.request
         for (name, value) in request.headers {
             transfer.headerList = curl_slist_append(transfer.headerList, "\(name): \(value)")
@@ -197,9 +226,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         request.body.withUnsafeBytes { _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
         _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, userData)
         _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, userData)
-        transfer.errorBuffer.withUnsafeMutableBufferPointer {
-            _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, $0.baseAddress)
-        }
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         transfers[handle] = transfer
         curl_multi_add_handle(multi, handle)
     }
@@ -212,9 +239,23 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_TCP_KEEPIDLE, 30)
+        _ = pb_curl_easy_setopt_long(handle, CURLOPT_TCP_KEEPINTVL, 10)
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(options.connectTimeout * 1000))
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(options.requestTimeout * 1000))
         if let caFile = options.caFile { _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_CAINFO, caFile) }
+        // Knowing the sockets lets a silent connection be shut down (`replaceIfSilent`).
+        let registry = Unmanaged.passUnretained(openSockets).toOpaque()
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_SOCKOPTDATA, registry)
+        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_CLOSESOCKETDATA, registry)
+        _ = pb_curl_easy_setopt_sockopt(handle) { registry, socket, _ in
+            Unmanaged<OpenSockets>.fromOpaque(registry!).takeUnretainedValue().sockets.insert(socket)
+            return CURL_SOCKOPT_OK
+        }
+        _ = pb_curl_easy_setopt_closesocket(handle) { registry, socket in
+            Unmanaged<OpenSockets>.fromOpaque(registry!).takeUnretainedValue().sockets.remove(socket)
+            return Glibc.close(socket)
+        }
         _ = pb_curl_easy_setopt_long(handle, CURLOPT_POST, 1)
         _ = pb_curl_easy_setopt_func(handle, CURLOPT_WRITEFUNCTION, { data, size, count, user in
             let transfer = Unmanaged<Transfer>.fromOpaque(user!).takeUnretainedValue()
@@ -243,6 +284,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
             _ = pb_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             _ = pb_curl_easy_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
             curl_multi_remove_handle(multi, handle)
+            lastAnswer = monotonicNow()
             if code == CURLE_OK {
                 transfer.finish(.success(HTTP2Response(
                     status: status, headers: transfer.headers, body: transfer.body, newConnections: connects)))
@@ -253,6 +295,31 @@ public final class CurlHTTP2Client: @unchecked Sendable {
             }
             recycle(handle)
         }
+    }
+
+    /// Silent connections replaced so far.
+    public var replacedConnections: Int { replaced.withLock { $0 } }
+
+    /// Requests have waited `stallTimeout` with nothing back: shut down the
+    /// sockets they wait on, so libcurl drops that connection.
+    private func replaceIfSilent() {
+        guard !transfers.isEmpty else { return }
+        let now = monotonicNow()
+        guard now - lastAnswer > options.stallTimeout,
+            let oldest = transfers.values.map(\.started).min(), now - oldest > options.stallTimeout
+        else { return }
+        // Only requests already sent on a connection count: one still being
+        // connected is the connect timeout's business. One host, one
+        // connection: its sockets are all libcurl has open.
+        let sent = transfers.keys.contains { handle in
+            var sent: curl_off_t = 0
+            return pb_curl_easy_getinfo_off(handle, CURLINFO_PRETRANSFER_TIME_T, &sent) == CURLE_OK && sent > 0
+        }
+        lastAnswer = now
+        guard sent, !openSockets.sockets.isEmpty else { return }
+        for socket in openSockets.sockets { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        replaced.withLock { $0 += 1 }
+        options.onConnectionReplaced?(transfers.count)
     }
 
     /// Keeps a finished handle for reuse (its shared options kept), up to a bound.

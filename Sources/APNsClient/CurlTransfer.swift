@@ -7,18 +7,26 @@ final class Transfer {
     var headerList: UnsafeMutablePointer<curl_slist>?
     var headers: [String: String] = [:]
     var body: [UInt8] = []
-    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    /// libcurl's CURLOPT_ERRORBUFFER: memory of our own that libcurl may
+    /// write until the transfer is removed (a Swift array's storage may move).
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// When it was handed to libcurl (monotonic seconds).
+    let started: Double
     private var done = false
 
-    init(continuation: CheckedContinuation<HTTP2Response, any Error>) {
+    init(continuation: CheckedContinuation<HTTP2Response, any Error>, started: Double) {
         self.continuation = continuation
+        self.started = started
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
 
     deinit {
         curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
     }
 
-    var errorText: String { errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
+    var errorText: String { String(cString: errorBuffer) }
 
     /// "name: value\r\n" → headers[name] = value. A new status line (a retried
     /// or informational response) starts over.

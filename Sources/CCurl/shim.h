@@ -19,12 +19,25 @@ static inline CURLcode pb_curl_easy_setopt_func(CURL *handle, CURLoption option,
     return curl_easy_setopt(handle, option, value);
 }
 
+/* The socket callbacks: told of each socket libcurl makes, and asked to close it. */
+static inline CURLcode pb_curl_easy_setopt_sockopt(CURL *handle, curl_sockopt_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+
+static inline CURLcode pb_curl_easy_setopt_closesocket(CURL *handle, curl_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
 /* curl_easy_getinfo is variadic too: typed long and pointer readers. */
 static inline CURLcode pb_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
 
 static inline CURLcode pb_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode pb_curl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value) {
     return curl_easy_getinfo(handle, info, value);
 }
 

@@ -18,6 +18,10 @@ public final class AgentMetrics: Sendable {
         var lastEvent: Double?
         /// APNs as the last push found it: nil before any push.
         var apnsReachable: Bool?
+        /// Pushes APNs has not yet answered for good, and when the oldest was made.
+        var outboxCount = 0
+        var outboxOldest: Double?
+        var failedAttempts = 0
     }
 
     struct PushKey: Hashable, Comparable {
@@ -96,17 +100,25 @@ public final class AgentMetrics: Sendable {
         state.withLock { $0.lastEvent = seconds }
     }
 
-    /// A push's end: `outcome` delivered, rejected, gave_up or dry_run.
-    public func push(_ push: Push, outcome: String, reason: String = "", apnsSeconds: Double? = nil) {
+    /// A push's end: `outcome` delivered, rejected, expired, superseded or dry_run.
+    public func push(_ push: Push, outcome: String, reason: String = "") {
         let key = PushKey(type: push.kind.rawValue, event: push.event.rawValue, outcome: outcome, reason: reason)
+        state.withLock { $0.pushes[key, default: 0] += 1 }
+    }
+
+    /// One attempt at APNs: `answered` when APNs gave an HTTP answer.
+    public func attempt(answered: Bool, apnsSeconds: Double) {
         state.withLock {
-            $0.pushes[key, default: 0] += 1
-            switch outcome {
-            case "delivered", "rejected": $0.apnsReachable = true  // APNs answered
-            case "gave_up": $0.apnsReachable = false
-            default: break
-            }
-            if let apnsSeconds { $0.apnsDurations.observe(apnsSeconds) }
+            $0.apnsReachable = answered
+            if answered { $0.apnsDurations.observe(apnsSeconds) } else { $0.failedAttempts += 1 }
+        }
+    }
+
+    /// The outbox now: how many pushes wait for APNs's answer, and the oldest's making.
+    public func outbox(count: Int, oldest: EpochTime?) {
+        state.withLock {
+            $0.outboxCount = count
+            $0.outboxOldest = oldest?.seconds
         }
     }
 
@@ -122,7 +134,9 @@ public final class AgentMetrics: Sendable {
                 ("ha", JSONText.quoted(state.haConnected ? "connected" : "disconnected")),
                 ("haDisconnectedSeconds", state.haConnected ? "0" : String(Int(away))),
                 ("apns", JSONText.quoted(apnsMode)),
-                ("apnsLastPush", JSONText.quoted(state.apnsReachable.map { $0 ? "answered" : "gave_up" } ?? "none")),
+                ("apnsLastPush", JSONText.quoted(state.apnsReachable.map { $0 ? "answered" : "unanswered" } ?? "none")),
+                ("outbox", String(state.outboxCount)),
+                ("outboxOldestSeconds", String(state.outboxOldest.map { max(0, Int(now - $0)) } ?? 0)),
             ])
             return (healthy ? 200 : 503, body)
         }
@@ -162,6 +176,13 @@ public final class AgentMetrics: Sendable {
             for (labels, value) in buckets { out += "printbridge_apns_request_duration_seconds_bucket\(labels) \(value)\n" }
             out += "printbridge_apns_request_duration_seconds_sum \(state.apnsDurations.sum)\n"
             out += "printbridge_apns_request_duration_seconds_count \(state.apnsDurations.count)\n"
+            metric("printbridge_apns_failed_attempts_total", "counter",
+                   "Attempts APNs did not answer (no connection, timeout, 429/5xx after quick retries); the push stays in the outbox.",
+                   [("", String(state.failedAttempts))])
+            metric("printbridge_outbox_pushes", "gauge", "Pushes waiting for APNs's final answer.",
+                   [("", String(state.outboxCount))])
+            metric("printbridge_outbox_oldest_age_seconds", "gauge", "Age of the oldest push in the outbox (0: empty).",
+                   [("", String(state.outboxOldest.map { max(0, Int(now - $0)) } ?? 0))])
             metric("printbridge_apns_token_renewals_total", "counter", "APNs provider tokens (JWT) made.",
                    [("", String(state.tokenRenewals))])
             metric("printbridge_printers", "gauge", "Printers being tracked.", [("", String(state.printers))])

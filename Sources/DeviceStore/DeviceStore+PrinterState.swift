@@ -30,31 +30,34 @@ extension DeviceStore {
     /// Saves printers' states, all in one transaction.
     public func saveNotificationStates(_ states: [String: PrinterNotificationState]) throws(Error) {
         guard !states.isEmpty else { return }
-        let now = clock.now().seconds
         try run { () throws(SQLiteDatabase.Error) in
-            try database.transaction { () throws(SQLiteDatabase.Error) in
-                for (prefix, state) in states.sorted(by: { $0.key < $1.key }) {
-                    try database.query("""
-                        INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
-                                                   last_live_activity_push, live_activity_due, updated_at,
-                                                   held_status, held_due, held_file)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
-                            milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
-                            last_live_activity_push = excluded.last_live_activity_push,
-                            live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at,
-                            held_status = excluded.held_status, held_due = excluded.held_due, held_file = excluded.held_file
-                        """, [
-                            .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
-                            .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
-                            state.milestoneReference.map(SQLiteDatabase.Value.real) ?? .null,
-                            state.lastLiveActivityPush.map { .real($0.seconds) } ?? .null,
-                            state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
-                            .optional(state.heldStatus?.rawValue), state.heldDue.map { .real($0.seconds) } ?? .null,
-                            .optional(state.heldFile),
-                        ])
-                }
-            }
+            try database.transaction { () throws(SQLiteDatabase.Error) in try writeStates(states) }
+        }
+    }
+
+    /// Writes printers' states (inside the caller's transaction).
+    func writeStates(_ states: [String: PrinterNotificationState]) throws(SQLiteDatabase.Error) {
+        let now = clock.now().seconds
+        for (prefix, state) in states.sorted(by: { $0.key < $1.key }) {
+            try database.query("""
+                INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
+                                           last_live_activity_push, live_activity_due, updated_at,
+                                           held_status, held_due, held_file)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
+                    milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
+                    last_live_activity_push = excluded.last_live_activity_push,
+                    live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at,
+                    held_status = excluded.held_status, held_due = excluded.held_due, held_file = excluded.held_file
+                """, [
+                    .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
+                    .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
+                    state.milestoneReference.map(SQLiteDatabase.Value.real) ?? .null,
+                    state.lastLiveActivityPush.map { .real($0.seconds) } ?? .null,
+                    state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
+                    .optional(state.heldStatus?.rawValue), state.heldDue.map { .real($0.seconds) } ?? .null,
+                    .optional(state.heldFile),
+                ])
         }
     }
 

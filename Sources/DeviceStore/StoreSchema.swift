@@ -66,5 +66,25 @@ enum StoreSchema {
             SELECT token, printer_prefix, device_id, created_at FROM activity_tokens;
         DROP TABLE activity_tokens;
         """,
+        // 4: the outbox: pushes APNs has not yet answered, kept across
+        // outages and restarts (PrintBridgeCore's Outbox says the rules).
+        """
+        CREATE TABLE outbox (
+            sequence INTEGER PRIMARY KEY,
+            token TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            event TEXT NOT NULL,
+            printer_prefix TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            token_kind TEXT NOT NULL,
+            topic TEXT NOT NULL,
+            priority INTEGER NOT NULL,
+            collapse_id TEXT,
+            apns_id TEXT,
+            expiration REAL NOT NULL,
+            created_at REAL NOT NULL,
+            payload TEXT NOT NULL
+        );
+        """,
     ]
 }

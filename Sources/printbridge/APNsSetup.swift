@@ -6,7 +6,10 @@ import PrintBridgeCore
 /// shared start of `send-test` and `replay --send`.
 enum APNsSetup {
     /// A ready sender, or exit 78 with one clear line on stderr.
-    static func sender(onTokenRejected: @escaping APNsSender.TokenRejection = reportRejection) throws -> APNsSender {
+    static func sender(
+        onTokenRejected: @escaping APNsSender.TokenRejection = reportRejection,
+        onConnectionReplaced: (@Sendable (Int) -> Void)? = nil
+    ) throws -> APNsSender {
         let configuration: APNsConfiguration
         do {
             configuration = try APNsConfiguration.fromEnvironment(Self.settings())
@@ -16,7 +19,11 @@ enum APNsSetup {
         }
         do {
             let key = try APNsSigningKey(path: configuration.keyPath)
-            return APNsSender(configuration: configuration, key: key, onTokenRejected: onTokenRejected)
+            var options = CurlHTTP2Client.Options(caFile: configuration.caFile)
+            options.onConnectionReplaced = onConnectionReplaced
+            return APNsSender(
+                configuration: configuration, key: key, client: CurlHTTP2Client(options: options),
+                onTokenRejected: onTokenRejected)
         } catch {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config

@@ -62,7 +62,7 @@ struct CheckConfigCommand: ParsableCommand {
         if let path = StandardStreams.environment("HA_CA_FILE"), access(path, R_OK) != 0 {
             problem("HA_CA_FILE \(path) cannot be read")
         }
-        for name in ["HA_PING_INTERVAL", "HA_PONG_TIMEOUT", "HA_MAX_MESSAGE_MB", "HEALTH_HA_GRACE"] {
+        for name in ["HA_PING_INTERVAL", "HA_PONG_TIMEOUT", "HA_MAX_MESSAGE_MB", "HEALTH_HA_GRACE", "APNS_RETRY_MAX"] {
             check { _ = try RunCommand.seconds(name) }
         }
         check { _ = try ReplayCommand.plannerConfiguration(bundleID: nil, milestones: nil, liveActivityInterval: nil) }

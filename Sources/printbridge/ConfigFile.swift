@@ -38,6 +38,8 @@ struct ConfigFile: Sendable {
         .init(name: "APNS_PRODUCTION", secret: false, help: "true for production APNs (false: sandbox)"),
         .init(name: "APNS_BASE_URL", secret: false, help: "APNs server override (tests)"),
         .init(name: "APNS_CA_FILE", secret: false, help: "CA for APNS_BASE_URL (tests)"),
+        .init(name: "APNS_RETRY_MAX", secret: false,
+              help: "seconds at most between retries of pushes APNs has not answered (30)"),
         .init(name: "STATE_DIR", secret: false, help: "where the device store lives"),
         .init(name: "LOG_FORMAT", secret: false, help: "json or text"),
         .init(name: "LOG_LEVEL", secret: false, help: "trace, debug, info, notice, warning, error, critical"),

@@ -63,10 +63,14 @@ struct RunCommand: AsyncParsableCommand {
         let deviceList: [Device]
         let remembered: [String: PrinterNotificationState]
         let watchingSince: EpochTime
+        let kept: [Outbox.Entry]
+        let lastSequence: Int
         do {
             deviceList = try store.devicesAndActivities()
             remembered = try store.notificationStates()
             watchingSince = try store.watchingSince()
+            kept = try store.outbox()
+            lastSequence = try store.lastOutboxSequence()
         } catch {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
@@ -81,6 +85,9 @@ struct RunCommand: AsyncParsableCommand {
                     "push.device": "\(push.shortToken)", "token.action": "\(action.rawValue)", "apns.reason": "\(reason)",
                 ])
                 rejections.withLock { $0.append((push.token, action)) }
+            } onConnectionReplaced: { waiting in
+                logger.warning("the APNs connection stopped answering; it is replaced and its requests sent again",
+                               metadata: ["apns.waiting": "\(waiting)"])
             }
         let planner = try ReplayCommand.plannerConfiguration(
             bundleID: sender?.configuration.bundleID, milestones: nil, liveActivityInterval: nil)
@@ -125,37 +132,27 @@ struct RunCommand: AsyncParsableCommand {
 
         let writer = StoreWriter(store: store, logger: logger)
         defer { writer.drain() }
-        let saves = SaveSequencer(writer: writer)
-        await withDiscardingTaskGroup { inFlight in
+        let retryMaximum = try Self.seconds("APNS_RETRY_MAX") ?? 30
+        let delivery = sender.map { sender in
+            OutboxDelivery(
+                sender: sender, writer: writer, metrics: metrics, logger: logger,
+                outbox: Outbox(firstRetryDelay: min(2, retryMaximum), maximumRetryDelay: retryMaximum),
+                lastSequence: lastSequence)
+        }
+        delivery?.restore(kept)
+        do {
             var printersChanged = 0
             var trimDue = false
-            let pending = InFlightCount()
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { logger.error("\(failure)") }
-                // The pushes go out first; what was sent is written once APNs
-                // has answered them (SaveSequencer says why).
-                var ticket: Int?
-                if !output.changedPrinters.isEmpty || !output.endedActivities.isEmpty {
-                    ticket = saves.enqueue(
-                        states: states.filter { output.changedPrinters.contains($0.key) },
-                        ended: output.endedActivities, waitingFor: sender == nil ? 0 : output.pushes.count)
-                }
-                for push in output.pushes {
-                    if let sender {
-                        pending.count.withLock { $0 += 1 }
-                        // Immediate: the request reaches the APNs thread from
-                        // here, without first waiting for another thread to
-                        // pick the task up.
-                        inFlight.addImmediateTask {
-                            let started = SystemClock().now()
-                            let outcome = await sender.send(push)
-                            metrics.push(push, outcome: outcome.name, reason: Self.metricReason(outcome),
-                                         apnsSeconds: SystemClock().now() - started)
-                            RunLog.outcome(push, outcome, logger)
-                            if let ticket { saves.answered(ticket) }
-                            pending.count.withLock { $0 -= 1 }
-                        }
-                    } else {
+                let changed = states.filter { output.changedPrinters.contains($0.key) }
+                if let delivery {
+                    // Saved with their pushes, in one transaction; the pushes
+                    // stay in the outbox until APNs has answered them.
+                    delivery.submit(output.pushes, states: changed, endedActivities: output.endedActivities)
+                } else {
+                    writer.commit(states: changed, endedActivities: output.endedActivities)
+                    for push in output.pushes {
                         metrics.push(push, outcome: "dry_run")
                         RunLog.dryRun(push, logger)
                     }
@@ -171,13 +168,7 @@ struct RunCommand: AsyncParsableCommand {
                 if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
                     do {
                         writer.drain()  // ended activities' tokens are gone before the devices are read back
-                        var devices = try store.devicesAndActivities()
-                        for ended in saves.pendingEndedActivities {
-                            if let index = devices.firstIndex(where: { $0.id == ended.deviceID }) {
-                                devices[index].activityTokens[ended.prefix] = nil
-                            }
-                        }
-                        pipeline.devices = devices
+                        pipeline.devices = try store.devicesAndActivities()
                         logger.info("devices reloaded: \(pipeline.devices.count)", metadata: ["devices.count": "\(pipeline.devices.count)"])
                     } catch { logger.error("\(error)") }
                 }
@@ -214,6 +205,7 @@ struct RunCommand: AsyncParsableCommand {
                     }
                     let output = pipeline.fireDue(upTo: SystemClock().now())
                     deliver(output, states: pipeline.planner.printers)
+                    delivery?.fireDue()
                     let events = link.eventStatistics
                     metrics.lastEvent(at: events.last)
                     metrics.update(
@@ -242,14 +234,17 @@ struct RunCommand: AsyncParsableCommand {
                     break
                 }
             }
-            if let sender {
-                // Pushes in flight get up to 5 s, then the connection closes.
-                inFlight.addTask {
-                    for _ in 0..<100 where pending.count.withLock({ $0 }) > 0 {
-                        try? await Task.sleep(nanoseconds: 50_000_000)
-                    }
-                    sender.shutdown(grace: 0)
-                }
+        }
+        if let delivery, let sender {
+            // Pushes in flight get up to 5 s; what APNs has not answered by
+            // then stays in the outbox for the next start.
+            for _ in 0..<100 where delivery.inFlight > 0 {
+                try? await Task.sleep(nanoseconds: 50_000_000)
+            }
+            sender.shutdown(grace: 0)
+            if delivery.backlog > 0 {
+                logger.info("\(delivery.backlog) push(es) kept in the outbox for the next start",
+                            metadata: ["outbox.count": "\(delivery.backlog)"])
             }
         }
         sender?.shutdown(grace: 0)
@@ -285,12 +280,6 @@ struct RunCommand: AsyncParsableCommand {
             return source
         }
     }
-}
-
-/// Pushes handed to APNs and not yet answered, so shutdown waits only as long
-/// as it must.
-final class InFlightCount: Sendable {
-    let count = Mutex(0)
 }
 
 extension RunCommand {

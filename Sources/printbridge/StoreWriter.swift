@@ -3,15 +3,14 @@ import Dispatch
 import Logging
 import PrintBridgeCore
 
-/// Writes `run`'s notification state to the store on a thread of its own, in
-/// order, so a disk stall (an ext4 journal commit, the WAL's fsync, a slow SD
-/// card) never holds up the event loop and the next push.
+/// Writes `run`'s notification state and outbox to the store on a thread
+/// of its own, in order, so a disk stall (an ext4 journal commit, the WAL's
+/// fsync, a slow SD card) never holds up the event loop and the next push.
 ///
-/// The event loop hands a change's pushes to APNs first; `SaveSequencer`
-/// queues the change's state here once APNs has answered them, so a crash
-/// in between repeats those notifications after the restart (with the same
-/// apns-id and apns-collapse-id, so the phone shows one) rather than loses
-/// them.
+/// A change's printer memory and the pushes it made are one transaction
+/// (`OutboxDelivery` queues them before anything can answer them); the
+/// pushes' removal, once APNs has answered, comes after it in the queue.
+/// A failed write is logged with the store's path.
 struct StoreWriter: Sendable {
     let store: DeviceStore
     let logger: Logger
@@ -22,15 +21,18 @@ struct StoreWriter: Sendable {
         self.logger = logger
     }
 
-    /// Queues the changed printers' states and the ended activities' token removals.
-    func save(_ states: [String: PrinterNotificationState], endedActivities: [PushPlanner.ActivityEnd]) {
-        guard !states.isEmpty || !endedActivities.isEmpty else { return }
+    /// Queues one change: printers' states, ended activities' token removals,
+    /// new outbox entries and settled ones.
+    func commit(
+        states: [String: PrinterNotificationState] = [:], endedActivities: [PushPlanner.ActivityEnd] = [],
+        enqueue: [Outbox.Entry] = [], settled: [Int] = []
+    ) {
+        guard !states.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty else { return }
         queue.async { [store, logger] in
             do {
-                try store.saveNotificationStates(states)
-                if !endedActivities.isEmpty { try store.removeActivityTokens(endedActivities) }
+                try store.commit(states: states, endedActivities: endedActivities, enqueue: enqueue, settled: settled)
             } catch {
-                logger.error("\(error)")
+                logger.error("could not write to the device store: \(error)", metadata: ["store.path": "\(store.path)"])
             }
         }
     }

@@ -30,19 +30,27 @@ import Testing
         #expect(metrics.exposition().contains("printbridge_ha_reconnects_total 1\n"))
     }
 
-    @Test func apnsTroubleIsReportedButDoesNotMakeItUnready() {
-        let metrics = AgentMetrics(clock: ManualClock(), apnsMode: "configured")
+    @Test func apnsTroubleAndTheOutboxAreReportedButDoNotMakeItUnready() {
+        let clock = ManualClock()
+        let metrics = AgentMetrics(clock: clock, apnsMode: "configured")
         metrics.haConnected()
         #expect(metrics.health().body.contains(#""apnsLastPush":"none""#))
-        metrics.push(push(.complete), outcome: "delivered", apnsSeconds: 0.02)
+        metrics.attempt(answered: true, apnsSeconds: 0.02)
+        metrics.push(push(.complete), outcome: "delivered")
         #expect(metrics.health().body.contains(#""apnsLastPush":"answered""#))
-        metrics.push(push(.milestone), outcome: "gave_up", reason: "connection", apnsSeconds: 30)
+        metrics.attempt(answered: false, apnsSeconds: 30)
+        metrics.outbox(count: 3, oldest: clock.now())
+        clock.advance(by: 95)
         let (status, body) = metrics.health()
-        #expect(status == 200 && body.contains(#""apnsLastPush":"gave_up""#))
+        #expect(status == 200 && body.contains(#""apnsLastPush":"unanswered""#))
+        #expect(body.contains(#""outbox":3"#) && body.contains(#""outboxOldestSeconds":95"#))
+        metrics.push(push(.milestone), outcome: "expired")
         let exposition = metrics.exposition()
-        #expect(exposition.contains(#"printbridge_pushes_total{type="alert",event="milestone",outcome="gave_up",reason="connection"} 1"#))
+        #expect(exposition.contains(#"printbridge_pushes_total{type="alert",event="milestone",outcome="expired",reason=""} 1"#))
+        #expect(exposition.contains("printbridge_apns_failed_attempts_total 1\n"))
+        #expect(exposition.contains("printbridge_outbox_pushes 3\n"))
+        #expect(exposition.contains("printbridge_outbox_oldest_age_seconds 95\n"))
         #expect(exposition.contains(#"printbridge_apns_request_duration_seconds_bucket{le="0.025"} 1"#))
-        #expect(exposition.contains(#"printbridge_apns_request_duration_seconds_bucket{le="+Inf"} 2"#))
-        #expect(exposition.contains("printbridge_apns_request_duration_seconds_count 2\n"))
+        #expect(exposition.contains("printbridge_apns_request_duration_seconds_count 1\n"), "only answers are timed")
     }
 }

@@ -1,5 +1,6 @@
 import APNsClient
 import Foundation
+import Synchronization
 
 /// A mock APNs server (MockAPNs/mock_apns.py) on 127.0.0.1, port 0: HTTP/2
 /// over TLS with a certificate, CA and APNs key made fresh for each start.
@@ -14,19 +15,36 @@ public final class MockAPNsServer: Sendable {
 
     /// - Parameter recording: log every request (token, apns-id, push type,
     ///   event) for `requests()`.
-    public init(ignoreIAT: Bool = false, benchmark: Bool = false, recording: Bool = false) throws {
-        workdir = NSTemporaryDirectory() + "printbridge-apns-\(UUID().uuidString.prefix(8))"
+    /// - Parameter restarting: a stopped server whose port, keys and request
+    ///   record this one takes over (APNs back after an outage).
+    public init(
+        ignoreIAT: Bool = false, benchmark: Bool = false, recording: Bool = false, restarting: MockAPNsServer? = nil
+    ) throws {
+        workdir = restarting?.workdir ?? NSTemporaryDirectory() + "printbridge-apns-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: workdir, withIntermediateDirectories: true)
         let script = CommandRunner.repositoryRoot(from: #filePath) + "/Tests/APNsClientTests/MockAPNs/mock_apns.py"
         mock = try MockProcess(script: script, arguments: [
             "--workdir", workdir, "--team-id", Self.teamID, "--key-id", Self.keyID, "--bundle-id", Self.bundleID,
         ] + (ignoreIAT ? ["--ignore-iat"] : []) + (benchmark ? ["--benchmark"] : [])
-            + (recording ? ["--record", workdir + "/requests.jsonl"] : []))
+            + (recording ? ["--record", workdir + "/requests.jsonl"] : [])
+            + (restarting.map { ["--port", String($0.port), "--keep-fixtures"] } ?? []))
         port = mock.port
+        restarting?.ownsWorkdir.withLock { $0 = false }
     }
 
+    private let ownsWorkdir = Mutex(true)
+
     deinit {
-        try? FileManager.default.removeItem(atPath: workdir)
+        if ownsWorkdir.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: workdir) }
+    }
+
+    /// Stops the server at once: connections are refused until another takes over.
+    public func stop() { mock.kill() }
+
+    /// From now on, the connections open now never answer anything (a black
+    /// hole); new connections work.
+    public func blackHoleOpenConnections() {
+        FileManager.default.createFile(atPath: workdir + "/blackhole", contents: nil)
     }
 
 

@@ -58,6 +58,13 @@ public final class MockProcess: @unchecked Sendable {
         while child.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
     }
 
+    /// Kills the mock now and waits for it to be gone (its port is free again).
+    public func kill() {
+        child.signal(SIGKILL)
+        _ = child.waitForExit()
+        closeStdin()
+    }
+
     private func closeStdin() {
         if stdinOpen.withLock({ open in defer { open = false }; return open }) { close(stdin) }
     }

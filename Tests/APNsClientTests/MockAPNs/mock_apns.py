@@ -13,6 +13,14 @@ On start it writes into DIR (all throwaway, made fresh each run):
   AuthKey_TEST.p8            the APNs signing key (PKCS#8, P-256) the client uses
   bad-rsa.p8, bad-p384.p8, bad-garbage.p8   keys that must be refused
 and prints "PORT <n>" on stdout. It keeps DIR/stats.json current.
+--port N listens on N; --keep-fixtures reuses DIR's certificate and keys,
+so a test can stop the server (an outage: connections refused) and start it
+again on the same port with the same keys.
+
+A black hole: once DIR/blackhole exists, connections opened before it was
+made read and discard everything and answer nothing, not even a PING (a
+NAT or middlebox that dropped the connection without a reset); connections
+opened after it work.
 
 Behaviour is chosen by the device token, so one server serves every test:
   feedSSSN...   answer status SSS (410, 400, 429, 500, 503, 413, 403) the first N
@@ -230,6 +238,8 @@ class Connection:
         self.streams = {}
         self.open_streams = 0
         self.closed = False
+        self.opened = time.time()
+        self.blackhole = os.path.join(server.args.workdir, "blackhole")
 
     def flush_tls(self):
         data = self.outgoing.read()
@@ -279,6 +289,11 @@ class Connection:
                 data = self.raw.recv(262144)
                 if not data:
                     break
+                try:
+                    if os.path.getmtime(self.blackhole) >= self.opened:
+                        continue
+                except OSError:
+                    pass
                 self.incoming.write(data)
                 plain = bytearray()
                 while True:
@@ -455,14 +470,20 @@ def main():
     parser.add_argument("--ignore-iat", action="store_true", help="accept any iat (manual-clock tests)")
     parser.add_argument("--benchmark", action="store_true", help="skip per-request bookkeeping")
     parser.add_argument("--record", help="append one JSON line per request: token, apns-id, push type, event")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--keep-fixtures", action="store_true", help="reuse the workdir's certificate and keys")
     parser.add_argument("--log-requests", help="append 'monotonic-seconds alert-body' per request (latency benchmark)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     server = Server(args)
-    server.public_key = write_fixtures(args.workdir)
+    if args.keep_fixtures and os.path.exists(os.path.join(args.workdir, "AuthKey_TEST.p8")):
+        with open(os.path.join(args.workdir, "AuthKey_TEST.p8"), "rb") as f:
+            server.public_key = serialization.load_pem_private_key(f.read(), password=None).public_key()
+    else:
+        server.public_key = write_fixtures(args.workdir)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", args.port))
     sock.listen(128)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     # Stop when the test process goes away (stdin closes).

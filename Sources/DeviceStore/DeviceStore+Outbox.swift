@@ -1,0 +1,77 @@
+import PrintBridgeCore
+
+/// The outbox on disk: pushes made and not yet answered by APNs, saved in
+/// the same transaction as the printer memory that made them, so after a
+/// crash or an outage either both are there (and the pushes go out from
+/// here) or neither is (and the change is seen again from Home Assistant).
+extension DeviceStore {
+    /// Every unsettled push, oldest first.
+    public func outbox() throws(Error) -> [Outbox.Entry] {
+        try run { () throws(SQLiteDatabase.Error) in
+            var entries: [Outbox.Entry] = []
+            try database.query("""
+                SELECT sequence, token, kind, event, printer_prefix, device_id, token_kind, topic, priority,
+                       collapse_id, apns_id, expiration, created_at, payload FROM outbox ORDER BY sequence
+                """) { row in
+                guard let token = row.text(1), let kind = row.text(2).flatMap(Push.Kind.init(rawValue:)),
+                    let event = row.text(3).flatMap(Push.Event.init(rawValue:)), let prefix = row.text(4),
+                    let deviceID = row.text(5), let tokenKind = row.text(6).flatMap(Push.TokenKind.init(rawValue:)),
+                    let topic = row.text(7), let payload = row.text(13)
+                else { return }
+                var push = Push(
+                    kind: kind, event: event, printerPrefix: prefix, deviceID: deviceID, token: token,
+                    tokenKind: tokenKind, topic: topic, priority: row.integer(8), collapseID: row.text(9),
+                    expiration: EpochTime(seconds: row.real(11)), payload: Array(payload.utf8),
+                    createdAt: EpochTime(seconds: row.real(12)))
+                push.apnsID = row.text(10)
+                entries.append(Outbox.Entry(sequence: row.integer(0), push: push))
+            }
+            return entries
+        }
+    }
+
+    /// The highest sequence number ever stored (0 for none): new entries
+    /// continue after it.
+    public func lastOutboxSequence() throws(Error) -> Int {
+        try run { () throws(SQLiteDatabase.Error) in
+            var last = 0
+            try database.query("SELECT COALESCE(MAX(sequence), 0) FROM outbox") { last = $0.integer(0) }
+            return last
+        }
+    }
+
+    /// One change, in one transaction: the printers' new memory, the ended
+    /// activities' tokens removed, the pushes it made queued, and the
+    /// pushes APNs has settled since taken out.
+    public func commit(
+        states: [String: PrinterNotificationState] = [:], endedActivities: [PushPlanner.ActivityEnd] = [],
+        enqueue: [Outbox.Entry] = [], settled: [Int] = []
+    ) throws(Error) {
+        guard !states.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty else { return }
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                try writeStates(states)
+                for end in endedActivities {
+                    try database.query("DELETE FROM activities WHERE token = ?", [.text(end.token)])
+                }
+                for entry in enqueue {
+                    let push = entry.push
+                    try database.query("""
+                        INSERT OR REPLACE INTO outbox (sequence, token, kind, event, printer_prefix, device_id, token_kind,
+                                                       topic, priority, collapse_id, apns_id, expiration, created_at, payload)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [
+                            .integer(entry.sequence), .text(push.token), .text(push.kind.rawValue),
+                            .text(push.event.rawValue), .text(push.printerPrefix), .text(push.deviceID),
+                            .text(push.tokenKind.rawValue), .text(push.topic), .integer(push.priority),
+                            .optional(push.collapseID), .optional(push.apnsID), .real(push.expiration.seconds),
+                            .real(push.createdAt.seconds), .text(push.payloadText),
+                        ])
+                }
+                for sequence in settled {
+                    try database.query("DELETE FROM outbox WHERE sequence = ?", [.integer(sequence)])
+                }
+            }
+        }
+    }
+}

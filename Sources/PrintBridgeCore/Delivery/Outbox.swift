@@ -1,0 +1,234 @@
+/// The pushes that have not yet had APNs's final answer, and when each goes
+/// (again). A pure state machine: the daemon keeps a copy of it in the store
+/// (so a restart sends what an outage held back), hands it every answer and
+/// the time, and sends what it returns.
+///
+/// The rules:
+/// - A push is settled only by APNs's answer: delivered, or rejected for
+///   good. A push APNs did not answer (no connection, a timeout, 429/5xx
+///   after the sender's own quick retries) stays and is tried again after a
+///   back-off that doubles up to `maximumRetryDelay`, until its own
+///   `apns-expiration` (alerts 24 h): then it is settled as expired.
+/// - Per token, one push at a time and in the order they were made, so a
+///   phone gets its alerts in order even across an outage.
+/// - A Live Activity update waiting behind an outage is superseded by a
+///   newer update or the end for the same token: only the latest state matters.
+/// - An answer from APNs (any) means APNs is back: every token waiting for
+///   its retry is tried now rather than at the end of its back-off.
+/// - A token APNs refused for good takes its waiting pushes with it.
+public struct Outbox: Sendable {
+    public struct Entry: Sendable, Hashable {
+        /// Order of making, unique in the store.
+        public var sequence: Int
+        public var push: Push
+
+        public init(sequence: Int, push: Push) {
+            self.sequence = sequence
+            self.push = push
+        }
+    }
+
+    /// How a push left the outbox.
+    public enum Settlement: String, Sendable, Hashable {
+        case delivered, rejected, expired, superseded
+    }
+
+    /// What the caller does next: send these, forget those (delete them from
+    /// the store, count and log them).
+    public struct Actions: Sendable, Hashable {
+        public var send: [Entry] = []
+        public var settled: [Settled] = []
+
+        public init() {}
+
+        public struct Settled: Sendable, Hashable {
+            public var entry: Entry
+            public var settlement: Settlement
+        }
+
+        mutating func settle(_ entry: Entry, _ settlement: Settlement) {
+            settled.append(Settled(entry: entry, settlement: settlement))
+        }
+
+        public mutating func merge(_ other: Actions) {
+            send += other.send
+            settled += other.settled
+        }
+
+        public var isEmpty: Bool { send.isEmpty && settled.isEmpty }
+    }
+
+    private struct Lane: Sendable {
+        /// In sequence order; the first is in flight or waiting for its retry.
+        var entries: [Entry] = []
+        var inFlight = false
+        var failures = 0
+        var retryAt: EpochTime?
+    }
+
+    public var firstRetryDelay: Double
+    public var maximumRetryDelay: Double
+    private var lanes: [String: Lane] = [:]
+
+    public init(firstRetryDelay: Double = 2, maximumRetryDelay: Double = 60) {
+        self.firstRetryDelay = firstRetryDelay
+        self.maximumRetryDelay = maximumRetryDelay
+    }
+
+    /// Pushes not yet settled.
+    public var count: Int { lanes.values.reduce(0) { $0 + $1.entries.count } }
+
+    /// When the oldest unsettled push was made.
+    public var oldest: EpochTime? { lanes.values.compactMap { $0.entries.first?.push.createdAt }.min() }
+
+    /// Pushes whose last attempt failed and that wait for a retry.
+    public var waiting: Int { lanes.values.reduce(0) { $0 + ($1.retryAt == nil ? 0 : $1.entries.count) } }
+
+    /// The next time `due(at:)` has something to do.
+    public var nextDeadline: EpochTime? { lanes.values.compactMap(\.retryAt).min() }
+
+    /// Every unsettled entry, in sequence order.
+    public var entries: [Entry] { lanes.values.flatMap(\.entries).sorted { $0.sequence < $1.sequence } }
+
+    /// Takes the pushes the store kept at start-up, all at once, so a Live
+    /// Activity update that a later update or end made pointless is not sent.
+    public mutating func restore(_ entries: [Entry], now: EpochTime) -> Actions {
+        var actions = Actions()
+        for entry in entries.sorted(by: { $0.sequence < $1.sequence }) {
+            if entry.push.expiration <= now {
+                actions.settle(entry, .expired)
+                continue
+            }
+            var lane = lanes[entry.push.token] ?? Lane()
+            if Self.supersedesUpdates(entry.push) {
+                for old in lane.entries where old.push.kind == .liveActivity && old.push.event == .update {
+                    actions.settle(old, .superseded)
+                }
+                lane.entries.removeAll { $0.push.kind == .liveActivity && $0.push.event == .update }
+            }
+            lane.entries.append(entry)
+            lanes[entry.push.token] = lane
+        }
+        for token in lanes.keys.sorted() { actions.merge(startIfIdle(token, now: now)) }
+        return actions
+    }
+
+    /// Takes a new push.
+    public mutating func add(_ entry: Entry, now: EpochTime) -> Actions {
+        var actions = Actions()
+        var lane = lanes[entry.push.token] ?? Lane()
+        if entry.push.expiration <= now {
+            actions.settle(entry, .expired)
+            return actions
+        }
+        if Self.supersedesUpdates(entry.push) {
+            // The first entry may be in flight: only those behind it, or a
+            // first one that is waiting for its retry, can go.
+            let movable = lane.inFlight ? 1 : 0
+            var kept = Array(lane.entries.prefix(movable))
+            for old in lane.entries.dropFirst(movable) {
+                if old.push.kind == .liveActivity && old.push.event == .update {
+                    actions.settle(old, .superseded)
+                } else {
+                    kept.append(old)
+                }
+            }
+            lane.entries = kept
+        }
+        lane.entries.append(entry)
+        lanes[entry.push.token] = lane
+        actions.merge(startIfIdle(entry.push.token, now: now))
+        return actions
+    }
+
+    /// APNs's answer (or its absence) for an entry that was sent.
+    public mutating func answered(_ entry: Entry, _ outcome: PushOutcome, now: EpochTime) -> Actions {
+        let token = entry.push.token
+        var actions = Actions()
+        guard var lane = lanes[token], let index = lane.entries.firstIndex(where: { $0.sequence == entry.sequence })
+        else { return actions }
+        lane.inFlight = false
+        switch outcome {
+        case .delivered:
+            lane.entries.remove(at: index)
+            actions.settle(entry, .delivered)
+            lane.failures = 0
+            lane.retryAt = nil
+        case .rejected(_, _, let tokenAction):
+            lane.entries.remove(at: index)
+            actions.settle(entry, .rejected)
+            lane.failures = 0
+            lane.retryAt = nil
+            if tokenAction != nil {
+                // The token is dead or wrong: nothing more can reach it.
+                for rest in lane.entries { actions.settle(rest, .rejected) }
+                lane.entries.removeAll()
+            }
+        case .gaveUp:
+            lane.failures += 1
+            lane.retryAt = now + retryDelay(afterFailures: lane.failures)
+        }
+        lanes[token] = lane.entries.isEmpty ? nil : lane
+        if lanes[token] != nil { actions.merge(startIfIdle(token, now: now)) }
+        if case .gaveUp = outcome { return actions }
+        // APNs answered: whoever waits for a retry need not wait longer.
+        for (other, otherLane) in lanes where other != token && otherLane.retryAt != nil && !otherLane.inFlight {
+            lanes[other]?.retryAt = now
+            actions.merge(startIfIdle(other, now: now))
+        }
+        return actions
+    }
+
+    /// Retries that are due, and expiries.
+    public mutating func due(at now: EpochTime) -> Actions {
+        var actions = Actions()
+        for (token, lane) in lanes where !lane.inFlight {
+            if let retryAt = lane.retryAt, retryAt <= now { actions.merge(startIfIdle(token, now: now)) }
+        }
+        return actions
+    }
+
+    /// A token refused through another push: its waiting pushes go.
+    public mutating func dropToken(_ token: String) -> Actions {
+        var actions = Actions()
+        guard var lane = lanes[token] else { return actions }
+        let keep = lane.inFlight ? 1 : 0
+        for entry in lane.entries.dropFirst(keep) { actions.settle(entry, .rejected) }
+        lane.entries = Array(lane.entries.prefix(keep))
+        lanes[token] = lane.entries.isEmpty ? nil : lane
+        return actions
+    }
+
+    /// The wait after `failures` failed attempts in a row: doubling from
+    /// `firstRetryDelay`, at most `maximumRetryDelay`.
+    public func retryDelay(afterFailures failures: Int) -> Double {
+        var delay = firstRetryDelay
+        for _ in 1..<max(1, failures) where delay < maximumRetryDelay { delay *= 2 }
+        return min(delay, maximumRetryDelay)
+    }
+
+    /// A Live Activity update or end makes earlier waiting updates pointless.
+    private static func supersedesUpdates(_ push: Push) -> Bool {
+        push.kind == .liveActivity && (push.event == .update || push.event == .end)
+    }
+
+    /// Sends the lane's first entry if nothing is in flight and no retry is
+    /// pending later; expired entries at the head are settled on the way.
+    private mutating func startIfIdle(_ token: String, now: EpochTime) -> Actions {
+        var actions = Actions()
+        guard var lane = lanes[token], !lane.inFlight else { return actions }
+        if let retryAt = lane.retryAt, retryAt > now { return actions }
+        while let first = lane.entries.first, first.push.expiration <= now {
+            actions.settle(first, .expired)
+            lane.entries.removeFirst()
+        }
+        if let first = lane.entries.first {
+            lane.inFlight = true
+            actions.send.append(first)
+            lanes[token] = lane
+        } else {
+            lanes[token] = nil
+        }
+        return actions
+    }
+}

@@ -31,12 +31,15 @@ public struct ControlAPI: Sendable {
     let metrics: AgentMetrics?
     /// Clients on these networks need no API token (API_TRUSTED_NETWORKS).
     let trustedNetworks: TrustedNetworks
+    /// Told of every store failure behind a 500 (the request and the error), for the log.
+    let storeFailed: @Sendable (String) -> Void
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> String = { "[]" },
         devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil,
-        trustedNetworks: TrustedNetworks = TrustedNetworks()
+        trustedNetworks: TrustedNetworks = TrustedNetworks(), storeFailed: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.storeFailed = storeFailed
         self.metrics = metrics
         self.trustedNetworks = trustedNetworks
         self.store = store
@@ -106,6 +109,7 @@ public struct ControlAPI: Sendable {
         } catch let error as Invalid {
             return APIError.response(400, "Invalid request", details: error.details)
         } catch {
+            storeFailed("\(request.method) \(request.path): \(error)")
             return APIError.response(500, "The device store failed; see the agent's log")
         }
     }

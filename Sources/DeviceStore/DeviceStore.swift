@@ -29,23 +29,66 @@ public final class DeviceStore: @unchecked Sendable {
     }
 
     /// Opens (creating and migrating if needed) the store in `directory`.
+    /// Refuses, naming the file, a store this user cannot write (its files,
+    /// not only the directory), an empty (0-byte) file and a damaged one:
+    /// none is ever silently replaced by an empty store.
     public init(directory: String, clock: any EpochClock = SystemClock()) throws(Error) {
         guard access(directory, W_OK | X_OK) == 0 else {
             throw Error(description: "the state directory \(directory) is not writable (\(String(cString: strerror(errno)))); "
                 + "set STATE_DIR to a directory this user may write")
         }
-        path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        let path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        try Self.checkFiles(path)
+        self.path = path
         self.clock = clock
         walSync = WALSync(databasePath: path)
+        let isNew = access(path, F_OK) != 0
         do throws(SQLiteDatabase.Error) {
             database = try SQLiteDatabase(path: path)
+            // It holds whole device tokens: this user's alone (SQLite gives
+            // the -wal and -shm files the same mode).
+            if isNew { chmod(path, 0o600) }
             // NORMAL: commits are not fsynced inline (see WALSync), and SQLite
             // still syncs the WAL before each checkpoint.
             try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            try Self.checkIntegrity(database)
             try migrate()
             walSync.schedule()
         } catch {
-            throw Error(description: error.description)
+            throw Error(description: "the device store \(path) cannot be used: \(error.description)"
+                + (error.isCorruption ? "; move it aside to start with an empty store (every phone registers again), "
+                    + "or restore a copy" : ""))
+        }
+    }
+
+    /// The store's files exist only as this user may write them, and the
+    /// database is not an empty file.
+    static func checkFiles(_ path: String) throws(Error) {
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0 else { continue }
+            if access(file, R_OK | W_OK) != 0 {
+                let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+                let me = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "uid \(geteuid())"
+                throw Error(description: "the device store file \(file) is not writable by \(me) (it belongs to \(owner), "
+                    + "mode \(String(info.st_mode & 0o777, radix: 8))); fix with: sudo chown \(me) \(path)*")
+            }
+            if file == path, info.st_size == 0 {
+                throw Error(description: "the device store \(path) is an empty file (0 bytes: truncated, or not "
+                    + "PrintBridge's); move it aside to start with an empty store (every phone registers again), "
+                    + "or restore a copy")
+            }
+        }
+    }
+
+    /// SQLite's quick check (the store is small: milliseconds).
+    static func checkIntegrity(_ database: SQLiteDatabase) throws(SQLiteDatabase.Error) {
+        var problems: [String] = []
+        try database.query("PRAGMA quick_check") { row in
+            if let text = row.text(0), text != "ok" { problems.append(text) }
+        }
+        if !problems.isEmpty {
+            throw SQLiteDatabase.Error(description: "damaged: \(problems.prefix(3).joined(separator: "; "))", isCorruption: true)
         }
     }
 
@@ -97,7 +140,7 @@ public final class DeviceStore: @unchecked Sendable {
         }
         switch result {
         case .success(let value): return value
-        case .failure(let error): throw Error(description: "device store: \(error.description)")
+        case .failure(let error): throw Error(description: "device store \(path): \(error.description)")
         }
     }
 

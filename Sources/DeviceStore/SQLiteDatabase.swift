@@ -7,6 +7,8 @@ final class SQLiteDatabase {
 
     struct Error: Swift.Error, CustomStringConvertible {
         var description: String
+        /// SQLITE_CORRUPT or SQLITE_NOTADB: the file is damaged or not a database.
+        var isCorruption = false
     }
 
     /// Whether SQLite allocates page cache as pages are used rather than 20
@@ -36,11 +38,16 @@ final class SQLiteDatabase {
     /// Runs statements that return nothing.
     func execute(_ sql: String) throws(Error) {
         var message: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? lastError
             sqlite3_free(message)
-            throw Error(description: text)
+            throw Error(description: text, isCorruption: Self.isCorruption(status))
         }
+    }
+
+    static func isCorruption(_ status: Int32) -> Bool {
+        status & 0xFF == SQLITE_CORRUPT || status & 0xFF == SQLITE_NOTADB
     }
 
     var lastError: String { String(cString: sqlite3_errmsg(handle)) }
@@ -61,8 +68,9 @@ final class SQLiteDatabase {
             var prepared: OpaquePointer?
             let keep = statements.count < Self.statementCacheLimit
             let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-            guard sqlite3_prepare_v3(handle, sql, -1, flags, &prepared, nil) == SQLITE_OK, let prepared else {
-                throw Error(description: "\(lastError) in: \(sql)")
+            let status = sqlite3_prepare_v3(handle, sql, -1, flags, &prepared, nil)
+            guard status == SQLITE_OK, let prepared else {
+                throw Error(description: "\(lastError) in: \(sql)", isCorruption: Self.isCorruption(status))
             }
             statement = prepared
             if keep { statements[sql] = prepared }
@@ -88,7 +96,7 @@ final class SQLiteDatabase {
             switch sqlite3_step(statement) {
             case SQLITE_ROW: row?(Row(statement: statement))
             case SQLITE_DONE: return
-            default: throw Error(description: "\(lastError) in: \(sql)")
+            case let status: throw Error(description: "\(lastError) in: \(sql)", isCorruption: Self.isCorruption(status))
             }
         }
     }

@@ -37,7 +37,8 @@ enum APISetup {
             store: store, apiToken: token, apns: apns,
             printers: { shared.printersJSON.withLock { $0 } },
             devicesChanged: { shared.devicesChanged.withLock { $0 = true } }, metrics: metrics,
-            trustedNetworks: trusted)
+            trustedNetworks: trusted,
+            storeFailed: { logger.error("the app's request failed in the device store: \($0)") })
         do {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
             server.start()

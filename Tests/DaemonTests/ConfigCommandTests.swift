@@ -120,6 +120,36 @@ import Testing
         #expect(run.status == 78 && run.stderr.contains("run-bad.yaml:2: unknown setting \"bogus\""))
     }
 
+    /// `sudo printbridge devices add` made the store root's: the agent, run
+    /// as its own user, stops at start with the file, its owner and the fix,
+    /// instead of starting "healthy" and failing every registration.
+    @Test func aStoreFileTheAgentCannotWriteStopsStartUp() throws {
+        let state = directory + "/root-store"
+        mkdir(state, 0o777)
+        chmod(state, 0o777)
+        let made = try CommandRunner.run(
+            ["devices", "add", "--token", String(repeating: "ab", count: 32)], environment: ["STATE_DIR": state])
+        #expect(made.status == 0, "\(made.stderr)")
+        let store = state + "/printbridge.sqlite3"
+        let binary = try #require(CommandRunner.binary(repositoryRoot: CommandRunner.repositoryRoot(from: #filePath)))
+        let environment = ["STATE_DIR": state, "HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "t", "API_LISTEN": "off"]
+        let result: CommandRunner.Result
+        if geteuid() == 0 {
+            // As root every file is writable: run the agent as nobody, as a service user would be.
+            chmod(store, 0o644)
+            result = try CommandRunner.execute(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--dry-run"],
+                environment: environment, directory: directory)
+        } else {
+            chmod(store, 0o444)
+            result = try CommandRunner.execute(binary, ["run", "--dry-run"], environment: environment, directory: directory)
+        }
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("the device store file \(store) is not writable by"), "\(result.stderr)")
+        #expect(result.stderr.contains("fix with: sudo chown"), "\(result.stderr)")
+        #expect(!result.stderr.contains("connecting"), "it stops before connecting anywhere")
+    }
+
     /// Trusting a home network is an explicit choice, said plainly; a bad one stops `run`.
     @Test func trustedNetworksAreCheckedAndExplained() throws {
         let base = ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "t", "API_TOKEN": "secret-token-0123456789"]

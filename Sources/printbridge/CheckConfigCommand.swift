@@ -27,8 +27,32 @@ struct CheckConfigCommand: ParsableCommand {
     @Flag(name: .customLong("no-api-auth"), help: "Check for `run --no-api-auth`: no API token is required.")
     var noAPIAuth = false
 
+    /// Every secret the settings hold: the tokens, whether given directly or
+    /// in files, and a password in a URL.
+    static func secretValues() -> [String] {
+        var values: [String] = []
+        for setting in ConfigFile.settings {
+            guard let value = StandardStreams.environment(setting.name) else { continue }
+            if setting.secret { values.append(value.trimming(" ")) }
+            if setting.name.hasSuffix("_TOKEN_FILE"), let text = StandardStreams.readSmallFile(value) {
+                values.append(String(text.filter { !$0.isWhitespace }))
+            }
+            // user:password@ in a URL.
+            let parts = value.split(separator: "://", maxSplits: 1)
+            if parts.count == 2, let authority = parts[1].split(separator: "/", maxSplits: 1).first,
+                let at = authority.lastIndex(of: "@")
+            {
+                let userinfo = authority[..<at]
+                if let colon = userinfo.firstIndex(of: ":") { values.append(String(userinfo[userinfo.index(after: colon)...])) }
+            }
+        }
+        // Longest first, so a secret inside another is not half replaced.
+        return values.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    }
+
     func run() throws {
         try configOption.activate()
+        StandardStreams.secrets.withLock { $0 = Self.secretValues() }
         let file = ConfigFile.current.withLock { $0 }
         StandardStreams.out("config file: \(file?.path ?? "none")")
         for setting in ConfigFile.settings {

@@ -75,7 +75,11 @@ struct ConfigFile: Sendable {
         self.path = path
         let known = Set(Self.settings.map(\.name))
         var values: [String: String] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // A byte-order mark (Windows editors write one) is not part of the first key.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        // "\r\n" is one Character in Swift: split on both line endings.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        for (index, rawLine) in lines.enumerated() {
             let number = index + 1
             func fail(_ reason: String) -> ParseError { ParseError(path: path, line: number, reason: reason) }
             var line = Substring(rawLine)

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -53,8 +54,23 @@ enum StandardStreams {
     /// tasks never interleave).
     static func out(_ line: String) {
         var writer = LineWriter(descriptor: 1)
-        writer.write(line)
+        writer.write(redacted(line))
         writer.flush()
+    }
+
+    /// Secrets that must never be printed, whatever a settings file holds
+    /// (`check-config` sets them: a value can end up inside another's).
+    static let secrets = Mutex<[String]>([])
+
+    /// `line` with every known secret replaced by `<redacted>`.
+    static func redacted(_ line: String) -> String {
+        let secrets = secrets.withLock { $0 }
+        guard !secrets.isEmpty else { return line }
+        var result = line
+        for secret in secrets where result.contains(secret) {
+            result = result.split(separator: secret, omittingEmptySubsequences: false).joined(separator: "<redacted>")
+        }
+        return result
     }
 
     /// A small text file's contents, or nil when it cannot be read.
@@ -74,7 +90,7 @@ enum StandardStreams {
     /// Writes one line to stderr at once (diagnostics must not wait behind stdout).
     static func err(_ line: String) {
         var writer = LineWriter(descriptor: 2)
-        writer.write(line)
+        writer.write(redacted(line))
         writer.flush()
     }
 

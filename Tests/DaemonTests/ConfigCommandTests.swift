@@ -120,6 +120,39 @@ import Testing
         #expect(run.status == 78 && run.stderr.contains("run-bad.yaml:2: unknown setting \"bogus\""))
     }
 
+    /// A file saved by a Windows editor: CRLF line endings and a byte-order
+    /// mark. Every line reads as its own setting, the first key included.
+    @Test func windowsLineEndingsAndAByteOrderMarkReadCorrectly() throws {
+        let config = try write("windows.yaml", "\u{FEFF}ha_url: http://127.0.0.1:8123\r\nha_token: crlf-token-123\r\n"
+            + "api_token: crlf-api-token-456\r\n# a comment\r\nlog_level: debug\r\napi_listen: off\r\n")
+        let result = try check(["--config", config, "--dry-run"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("ha_url: http://127.0.0.1:8123  # from file"), "\(result.stdout)")
+        #expect(result.stdout.contains("log_level: debug  # from file"))
+        #expect(result.stdout.contains("home assistant: ws://127.0.0.1:8123/api/websocket"))
+        #expect(!result.stdout.contains("crlf-token-123") && !result.stdout.contains("crlf-api-token-456"))
+    }
+
+    /// Whatever the file holds, check-config prints no secret: not a token
+    /// pasted into another setting's value, not one in a token file, not a
+    /// password in a URL, not in an error.
+    @Test func checkConfigNeverPrintsASecret() throws {
+        let tokenFile = try write("ha-token", "file-held-token-789\n")
+        let config = try write("pasted.yaml", """
+            ha_url: "http://owner:url-password-321@127.0.0.1:8123/?x=api-secret-654"
+            ha_token_file: \(tokenFile)
+            api_token: api-secret-654
+            log_level: "file-held-token-789"
+            """)
+        let result = try check(["--config", config, "--dry-run"])
+        let everything = result.stdout + result.stderr
+        for secret in ["api-secret-654", "file-held-token-789", "url-password-321"] {
+            #expect(!everything.contains(secret), "\(secret) printed:\n\(everything)")
+        }
+        #expect(everything.contains("<redacted>"))
+        #expect(result.status == 78, "the bad log level is still reported")
+    }
+
     /// `sudo printbridge devices add` made the store root's: the agent, run
     /// as its own user, stops at start with the file, its owner and the fix,
     /// instead of starting "healthy" and failing every registration.

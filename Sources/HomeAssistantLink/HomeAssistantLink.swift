@@ -11,8 +11,9 @@ public enum LinkEvent: Sendable {
     /// What a frame's messages mean to the printers (read and matched on the
     /// link's thread by its `HAFrameReader`).
     case printers([PrinterInput])
-    /// A result was handled (the snapshot among them: its memory can go back).
-    case result
+    /// A result (the snapshot among them) or a frame over 1 MiB was handled:
+    /// the memory it took can go back to the system.
+    case bulkHandled
     /// Protocol news for logs and metrics.
     case notice(HASession.Notice)
     case connected
@@ -316,9 +317,11 @@ public final class HomeAssistantLink: @unchecked Sendable {
             continuation.yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
             return
         }
+        let bulk = bytes.count >= 1 << 20
         guard let messages else {
             session.receivedUnparsedEvent(at: now)
             countEvents(1, at: now)
+            if bulk { continuation.yield(.bulkHandled) }
             return
         }
         var inputs: [PrinterInput] = []
@@ -337,7 +340,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         let updates = reader.statistics.matchedUpdates
         matched.withLock { $0 = updates }
         if !inputs.isEmpty { continuation.yield(.printers(inputs)) }
-        if results { continuation.yield(.result) }
+        if results || bulk { continuation.yield(.bulkHandled) }
     }
 
     private func countEvents(_ count: Int, at now: EpochTime) {

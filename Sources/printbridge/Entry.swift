@@ -11,6 +11,7 @@ import Glibc
 enum Entry {
     static func main() {
         skipUnusedLibraryInitialisation()
+        FreedMemory.configure()  // before any other thread allocates
         Task.detached {
             await PrintBridgeCommand.main()
             exit(0)  // what the runtime does when an async main returns

@@ -10,8 +10,21 @@ import Glibc
 /// resident in its heaps (a 5 MB snapshot left the idle agent at 32 MB
 /// instead of 20). `malloc_trim(0)` returns them. It is looked up at run time
 /// because Swift's Glibc module does not declare it; elsewhere it is a no-op.
+///
+/// `malloc_trim` cannot give back the free top of a thread's own arena
+/// (glibc's mtrim trims only the main arena's top; a thread arena's top
+/// shrinks only when a large free happens to border it): a 50 MB HA message,
+/// read on the link's thread, left 20 MB behind in that thread's arena
+/// (malloc_stats: 21 MB "system", 90 KB "in use"). So `configure`, called
+/// before any other thread exists, keeps every thread on the main arena
+/// (M_ARENA_MAX 1: the agent's few threads allocate little, and glibc's
+/// per-thread tcache serves small blocks without the lock), and fixes the
+/// thresholds (which turns glibc's dynamic adjustment off): blocks of 1 MiB
+/// or more are mapped on their own and unmapped when freed, and a free top
+/// over 1 MiB is trimmed.
 enum FreedMemory {
     private typealias Trim = @convention(c) (Int) -> Int32
+    private typealias Option = @convention(c) (Int32, Int32) -> Int32
 
     private static let trim: Trim? = {
         #if canImport(Glibc)
@@ -22,7 +35,23 @@ enum FreedMemory {
         #endif
     }()
 
+    private static let mallopt: Option? = {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(nil, "mallopt") else { return nil }
+        return unsafeBitCast(symbol, to: Option.self)
+        #else
+        return nil
+        #endif
+    }()
+
     static func release() {
         _ = trim?(0)
+    }
+
+    /// malloc.h: M_TRIM_THRESHOLD -1, M_MMAP_THRESHOLD -3, M_ARENA_MAX -8.
+    static func configure() {
+        _ = mallopt?(-3, 1 << 20)
+        _ = mallopt?(-1, 1 << 20)
+        _ = mallopt?(-8, 1)
     }
 }

@@ -189,8 +189,8 @@ struct RunCommand: AsyncParsableCommand {
                         let output = pipeline.handle(input)
                         deliver(output, states: pipeline.planner.printers)
                     }
-                case .result:
-                    // A result may be the multi-MB snapshot: give its memory
+                case .bulkHandled:
+                    // The multi-MB snapshot or a huge message: give its memory
                     // back on the next tick, once the link has let go of it too.
                     trimDue = true
                 case .tick:

@@ -145,6 +145,14 @@ import Testing
         }
 
         /// Resident memory now (VmRSS), in bytes.
+        /// User and system CPU time so far, in clock ticks (/proc/PID/stat).
+        var cpuTicks: Int {
+            let stat = (try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8)) ?? ""
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            guard fields.count > 13 else { return -1 }
+            return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        }
+
         var residentBytes: Int {
             let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
             let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
@@ -258,7 +266,15 @@ import Testing
             let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: arguments + ["--start-delay", "60"])
             let agent = try Agent(port: ha.port, devices: try DaemonTests.devicesFile())
             #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
-            agent.wait(upTo: 1.5) { false }  // the next ticks
+            // Until the agent has done with what it was sent (no CPU used for
+            // half a second), then the next ticks.
+            var busy = agent.cpuTicks
+            #expect(agent.wait(upTo: 60) {
+                Thread.sleep(forTimeInterval: 0.5)
+                defer { busy = agent.cpuTicks }
+                return agent.cpuTicks == busy && (ha.stats()["huge_event_bytes"] != nil || !arguments.contains("--huge-event"))
+            })
+            agent.wait(upTo: 1.5) { false }
             let bytes = agent.residentBytes
             #expect(agent.stop() == 0)
             return bytes
@@ -267,6 +283,9 @@ import Testing
         let large = try idleResidentBytes(["--big-snapshot", "5"])
         // Kept by the allocator, the 5 MB snapshot's frame and parse hold ~12 MB.
         #expect(large - small < 4 << 20, "idle after a small snapshot: \(small) bytes; after a 5 MB one: \(large)")
+        // A 50 MB event (fragments joined, then parsed: it is a printer's).
+        let huge = try idleResidentBytes(["--huge-event", "50"])
+        #expect(huge - small < 4 << 20, "idle after a small snapshot: \(small) bytes; after a 50 MB event: \(huge)")
     }
 
     /// HA's writer sends whatever is queued as one array: a pong or a result
@@ -751,8 +770,10 @@ import FoundationNetworking
         }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
     }
 
-    @Test func countersMatchWhatHappened() async throws {
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+    /// Also when HA coalesces events into arrays: each event counts.
+    @Test(arguments: [[], ["--coalesce"]])
+    func countersMatchWhatHappened(haArguments: [String]) async throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: haArguments)
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
         #expect(agent.wait(upTo: 20) { agent.pushes.contains { $0["event"] as? String == "end" } })
         agent.wait(upTo: 1.2) { false }  // metrics are copied in twice a second

@@ -159,3 +159,43 @@ import Testing
         #expect(english["x1c"]?.displayName == "Workshop X1C")
     }
 }
+
+/// A frame with a key twice: the filter (reading from the start) and the
+/// parser must agree on which value counts, or the filter could drop an
+/// event the parser would have matched (or the reverse).
+@Suite struct DuplicateKeyTests {
+    let printer = "sensor.x1c_00m09a350100123_print_status"
+
+    func agree(_ frame: String) throws -> (filtered: Bool, inputs: Int) {
+        var filtering = HAFrameReader()
+        var parsing = HAFrameReader()
+        parsing.usesFrameFilter = false
+        let bytes = Array(frame.utf8)
+        let viaFilter = try bytes.withUnsafeBytes { try filtering.messages(in: $0) }
+        let parsed = try #require(try bytes.withUnsafeBytes { try parsing.messages(in: $0) })
+        let inputs = parsed.flatMap { parsing.inputs(from: $0) }.count
+        let filteredInputs = (viaFilter ?? []).flatMap { filtering.inputs(from: $0) }.count
+        #expect(filteredInputs == inputs, "the filter changed what the parser makes of \(frame)")
+        return (viaFilter == nil, inputs)
+    }
+
+    @Test func theFirstValueCountsInTheFilterAndTheParser() throws {
+        let state = #""new_state":{"entity_id":"\#(printer)","state":"running","attributes":{},"last_changed":"2026-11-20T09:00:00+00:00","last_updated":"2026-11-20T09:00:00+00:00"}"#
+        // HA's layout: the filter reads the first data.entity_id and stops.
+        let householdFirst = #"{"id":5,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen","#
+            + state + #","entity_id":"\#(printer)"},"time_fired":"2026-11-20T09:00:00+00:00"}}"#
+        #expect(try agree(householdFirst) == (true, 0))
+        let printerFirst = #"{"id":5,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"\#(printer)","#
+            + state + #","entity_id":"light.kitchen"},"time_fired":"2026-11-20T09:00:00+00:00"}}"#
+        #expect(try agree(printerFirst) == (false, 1))
+        // Another layout: a second "data" object after the first.
+        let twoData = #"{"type":"event","id":5,"event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen"},"data":{"entity_id":"\#(printer)","#
+            + state + #"}}}"#
+        _ = try agree(twoData)
+    }
+
+    @Test func theParserKeepsTheFirstOfTwoKeysAndStillChecksTheSecond() throws {
+        #expect(try JSONParser.parse(#"{"a":1,"a":2}"#)["a"] == .number(1))
+        #expect(throws: JSONParser.Error.self) { try JSONParser.parse(#"{"a":1,"a":[}"#) }
+    }
+}

@@ -105,7 +105,9 @@ public struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             index += 1
             skipWhitespace()
-            if !skippedKeys.isEmpty, skippedKeys.contains(key) {
+            // A key seen twice: the first value counts (the second is only
+            // checked), as HAFrameFilter reads frames from their start.
+            if (!skippedKeys.isEmpty && skippedKeys.contains(key)) || members[key] != nil {
                 try skipValue(depth: depth + 1)
             } else {
                 members[key] = try parseValue(depth: depth + 1)

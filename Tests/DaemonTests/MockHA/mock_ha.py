@@ -32,6 +32,10 @@ subscriber every S seconds, re-numbered with the subscription id.
                     is queued goes out as one JSON array): every pong and every
                     result after the subscription leaves in one frame behind a
                     household state_changed event, [event, reply]
+--huge-event MB     right after the subscription, one state_changed event of
+                    about MB megabytes (a printer entity, its state unchanged,
+                    with a huge attribute of many small entries), sent in
+                    64 KB fragments
 --rename OLD=NEW    rename entity ids (substring) in the recording, e.g. to
                     localised ids; repeatable
 --registry FILE     answer config/entity_registry/list_for_display with the
@@ -273,6 +277,15 @@ class MockHA:
             await asyncio.sleep(max(0, second + 1 - time.monotonic()))
 
     async def stream(self, ws, subscription):
+        if self.args.huge_event:
+            entity = next(e for e in self.states if e.endswith("_print_status"))
+            current = self.states[entity]
+            blob = {f"k{i}": i for i in range(int(self.args.huge_event * 60000))}
+            event = self.event(entity, current["state"], dict(current.get("attributes", {}), blob=blob))
+            text = json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
+            await ws.send(text[i:i + 65536] for i in range(0, len(text), 65536))
+            self.stats["huge_event_bytes"] = len(text)
+            self.write_stats()
         if self.args.start_delay:
             await asyncio.sleep(self.args.start_delay)
         while self.args.start_file and not os.path.exists(self.args.start_file):
@@ -362,6 +375,7 @@ def main():
     parser.add_argument("--rename", action="append", default=[])
     parser.add_argument("--registry")
     parser.add_argument("--tls")
+    parser.add_argument("--huge-event", type=float, default=0)
     parser.add_argument("--start-delay", type=float, default=0, help="wait before streaming events")
     parser.add_argument("--start-file", help="stream the events only once this file exists (the test says go)")
     parser.add_argument("--bench-latency", type=int, default=0)

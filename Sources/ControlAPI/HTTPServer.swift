@@ -9,6 +9,22 @@ import Glibc
 /// request per connection, bounded headers and bodies, slow clients dropped.
 /// The handler runs on the server thread and must be quick (store calls).
 ///
+/// Hand-written rather than libwebsockets' HTTP server: the API would need a
+/// second lws context and thread beside the HA client's, and lws serves
+/// HTTP heads from a fixed pool of header buffers that connections waiting
+/// for their headers hold, the same starvation this server must defend
+/// against. What it does against strangers:
+/// - a deadline for the head (`headerTimeout`, 5 s) and for the whole request
+///   (`requestTimeout`, 10 s), answered 408 where the client still listens;
+/// - at most `maximumConnections` (1,024, or fewer if the descriptor limit
+///   is lower); a connection over that evicts the oldest connection still
+///   waiting for its request from the client that holds the most, which is
+///   answered 503, so idle or trickling connections from one address never
+///   lock anyone out (`/healthz` included); if nothing can be evicted the
+///   new connection is answered 503;
+/// - `HTTPRequestParser`: linear in its input, strict (one Content-Length,
+///   digits only; CRLF or an immediate 400; a head over 16 KB is a 431).
+///
 /// After its answer the server closes gently: it shuts its side, then reads
 /// and discards what the client still sends until the client closes (bounded
 /// by `Limits.lingerSeconds` and `Limits.lingerBytes`). An answer given
@@ -24,9 +40,12 @@ public final class HTTPServer: @unchecked Sendable {
     public struct Limits: Sendable {
         public var maximumHeaderBytes = 16 * 1024
         public var maximumBodyBytes = 64 * 1024
-        /// A connection that has not sent its whole request by then is closed.
+        /// A connection that has not sent its request's head by then is answered 408 and closed.
+        public var headerTimeout: Double = 5
+        /// A connection that has not sent its whole request by then is answered 408 and closed.
         public var requestTimeout: Double = 10
-        public var maximumConnections = 64
+        /// Connections held at once (lowered to fit the descriptor limit).
+        public var maximumConnections = 1024
         /// How long, and for how many bytes, a closing connection waits for
         /// the client to finish sending and close.
         public var lingerSeconds: Double = 2
@@ -50,23 +69,39 @@ public final class HTTPServer: @unchecked Sendable {
         let descriptor: Int32
         let opened: Double
         var peer: [UInt8]?
-        var input: [UInt8] = []
+        var parser: HTTPRequestParser
         var output: [UInt8] = []
         var written = 0
         /// Set once the answer is written: the side is shut, input discarded.
         var lingeringUntil: Double?
         var discarded = 0
-        init(descriptor: Int32, opened: Double) {
+        init(descriptor: Int32, opened: Double, limits: Limits) {
             self.descriptor = descriptor
             self.opened = opened
+            parser = HTTPRequestParser(limits: limits)
         }
+
+        /// Still waiting for (the rest of) its request.
+        var isReceiving: Bool { output.isEmpty && lingeringUntil == nil }
     }
 
+    /// Connections served so far that were evicted or refused for capacity, or timed out.
+    private let counters = Mutex((evicted: 0, refused: 0, timedOut: 0))
+    public var statistics: (evicted: Int, refused: Int, timedOut: Int) { counters.withLock { $0 } }
+
     private var connections: [Int32: Connection] = [:]
+    /// One read buffer for every connection (server thread only).
+    private var receiveBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 
     /// Listens on `host:port` (port 0: any free port; see `port`).
     public init(host: String, port: Int, limits: Limits = .init(), handler: @escaping Handler) throws(StartError) {
         self.handler = handler
+        var limits = limits
+        // Leave room for the agent's other descriptors (store, HA, APNs, logs).
+        var descriptors = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors) == 0, descriptors.rlim_cur < rlim_t(Int32.max) {
+            limits.maximumConnections = max(8, min(limits.maximumConnections, Int(descriptors.rlim_cur) - 64))
+        }
         self.limits = limits
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -81,7 +116,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard socket >= 0 else { throw StartError(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(socket, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(socket, 64) == 0 else {
+        guard bind(socket, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(socket, 512) == 0 else {
             let reason = String(cString: strerror(errno))
             close(socket)
             throw StartError(description: "cannot listen on \(host):\(port): \(reason)")
@@ -137,28 +172,36 @@ public final class HTTPServer: @unchecked Sendable {
     private func serve() {
         while !stopping.withLock({ $0 }) {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
-            var wait = 1.0
             let started = monotonicSeconds()
+            var wait = 1.0
             for (descriptor, connection) in connections {
                 let writing = !connection.output.isEmpty && connection.lingeringUntil == nil
                 fds.append(pollfd(fd: descriptor, events: Int16(writing ? POLLOUT : POLLIN), revents: 0))
-                if let until = connection.lingeringUntil { wait = min(wait, max(0, until - started)) }
+                wait = min(wait, max(0, deadline(of: connection) - started))
             }
             _ = poll(&fds, nfds_t(fds.count), Int32((wait * 1000).rounded(.up)))
-            if fds[0].revents != 0 { accept() }
             for index in fds.indices.dropFirst(2) where fds[index].revents != 0 {
                 service(fds[index].fd)
             }
+            if fds[0].revents != 0 { accept() }
             let now = monotonicSeconds()
-            for (descriptor, connection) in connections {
-                if let until = connection.lingeringUntil {
-                    if now > until { drop(descriptor) }
-                } else if connection.output.isEmpty && now - connection.opened > limits.requestTimeout {
-                    drop(descriptor)
+            for (descriptor, connection) in connections where now >= deadline(of: connection) {
+                if connection.isReceiving {
+                    counters.withLock { $0.timedOut += 1 }
+                    refuse(descriptor, APIError.response(408, "Request timed out"))
                 }
+                drop(descriptor)
             }
         }
         for descriptor in Array(connections.keys) { drop(descriptor) }
+    }
+
+    /// When the connection's time is up: its head's or request's deadline,
+    /// or the end of its lingering.
+    private func deadline(of connection: Connection) -> Double {
+        if let until = connection.lingeringUntil { return until }
+        guard connection.isReceiving else { return .infinity }  // its answer is being written
+        return connection.opened + (connection.parser.hasHead ? limits.requestTimeout : limits.headerTimeout)
     }
 
     private func accept() {
@@ -171,14 +214,42 @@ public final class HTTPServer: @unchecked Sendable {
             guard descriptor >= 0 else { return }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            guard connections.count < limits.maximumConnections else {
+            let peer = TrustedNetworks.address(address)
+            if connections.count >= limits.maximumConnections && !evictOne() {
+                counters.withLock { $0.refused += 1 }
+                refuse(descriptor, Self.overCapacity)
                 close(descriptor)
                 continue
             }
-            let connection = Connection(descriptor: descriptor, opened: monotonicSeconds())
-            connection.peer = TrustedNetworks.address(address)
+            let connection = Connection(descriptor: descriptor, opened: monotonicSeconds(), limits: limits)
+            connection.peer = peer
             connections[descriptor] = connection
         }
+    }
+
+    private static let overCapacity = APIError.response(503, "Too many connections; try again")
+
+    /// Makes room: the oldest connection still waiting for its request, from
+    /// the address holding the most connections, is answered 503 and closed.
+    private func evictOne() -> Bool {
+        var perPeer: [[UInt8]: Int] = [:]
+        for connection in connections.values where connection.isReceiving {
+            perPeer[connection.peer ?? [], default: 0] += 1
+        }
+        guard let busiest = perPeer.max(by: { $0.value < $1.value })?.key,
+            let victim = connections.values.filter({ $0.isReceiving && ($0.peer ?? []) == busiest })
+                .min(by: { $0.opened < $1.opened })
+        else { return false }
+        counters.withLock { $0.evicted += 1 }
+        refuse(victim.descriptor, Self.overCapacity)
+        drop(victim.descriptor)
+        return true
+    }
+
+    /// Writes a short answer if the socket takes it now; never waits.
+    private func refuse(_ descriptor: Int32, _ response: HTTPResponse) {
+        let bytes = response.serialized()
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     }
 
     private func drop(_ descriptor: Int32) {
@@ -203,16 +274,14 @@ public final class HTTPServer: @unchecked Sendable {
             connection.written += count
             if connection.written >= connection.output.count {
                 shutdown(descriptor, Int32(SHUT_WR))
-                connection.input = []
                 connection.lingeringUntil = monotonicSeconds() + limits.lingerSeconds
             }
             return
         }
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        let count = receiveBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         if count <= 0 { return drop(descriptor) }
-        connection.input += buffer[0..<count]
-        switch HTTPRequestParser.parse(connection.input, limits: limits) {
+        let outcome = receiveBuffer.withUnsafeBytes { connection.parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        switch outcome {
         case .incomplete:
             return
         case .invalid(let response):

@@ -4,6 +4,10 @@ import Logging
 import PrintBridgeCore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Starting the app's HTTP API for `run`, from API_LISTEN and API_TOKEN /
 /// API_TOKEN_FILE.
 enum APISetup {
@@ -39,6 +43,13 @@ enum APISetup {
             devicesChanged: { shared.devicesChanged.withLock { $0 = true } }, metrics: metrics,
             trustedNetworks: trusted,
             storeFailed: { logger.error("the app's request failed in the device store: \($0)") })
+        // systemd's default soft limit is 1,024 descriptors: take up to
+        // 4,096 of the hard limit so the API can hold its 1,024 connections.
+        var descriptors = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors) == 0, descriptors.rlim_cur < 4096 {
+            descriptors.rlim_cur = min(4096, descriptors.rlim_max)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
+        }
         do {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
             server.start()

@@ -51,6 +51,9 @@ let package = Package(
         .executable(name: "printbridge", targets: ["printbridge"]),
         .library(name: "PrinterActivityContent", targets: ["PrinterActivityContent"]),
         .library(name: "PrintBridgeCore", targets: ["PrintBridgeCore"]),
+        // For Fuzz/ (libFuzzer targets, a package of their own).
+        .library(name: "ControlAPI", targets: ["ControlAPI"]),
+        .library(name: "DeviceStore", targets: ["DeviceStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

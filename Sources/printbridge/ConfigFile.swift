@@ -1,3 +1,4 @@
+import PrintBridgeCore
 import ArgumentParser
 import Synchronization
 
@@ -59,13 +60,7 @@ struct ConfigFile: Sendable {
         return values
     }
 
-    /// A problem in the file, with where it is.
-    struct ParseError: Error, CustomStringConvertible {
-        let path: String
-        let line: Int
-        let reason: String
-        var description: String { line > 0 ? "\(path):\(line): \(reason)" : "\(path): \(reason)" }
-    }
+    typealias ParseError = SettingsFileParser.ParseError
 
     let path: String
     /// Environment-style names (HA_URL) to values.
@@ -73,89 +68,7 @@ struct ConfigFile: Sendable {
 
     init(path: String, text: String) throws(ParseError) {
         self.path = path
-        let known = Set(Self.settings.map(\.name))
-        var values: [String: String] = [:]
-        // A byte-order mark (Windows editors write one) is not part of the first key.
-        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
-        // "\r\n" is one Character in Swift: split on both line endings.
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
-        for (index, rawLine) in lines.enumerated() {
-            let number = index + 1
-            func fail(_ reason: String) -> ParseError { ParseError(path: path, line: number, reason: reason) }
-            var line = Substring(rawLine)
-            if line.last == "\r" { line = line.dropLast() }
-            let trimmed = line.drop { $0 == " " }
-            if trimmed.isEmpty || trimmed.first == "#" { continue }
-            if number == 1, trimmed == "---" { continue }
-            if line.contains("\t") { throw fail("tabs are not allowed in YAML indentation; use spaces") }
-            if trimmed.count != line.count { throw fail("unexpected indentation: settings are one flat list of `key: value` lines") }
-            if trimmed.first == "-" { throw fail("a list is not a setting: write `key: value`") }
-            guard let colon = trimmed.firstIndex(of: ":") else { throw fail("expected `key: value`") }
-            let key = String(trimmed[..<colon]).trimming(" ")
-            let name = key.uppercased()
-            if key.contains(" ") { throw fail("expected `key: value`") }
-            guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-                throw fail("\"\(key)\" is not a setting name")
-            }
-            guard known.contains(name) else {
-                throw fail("unknown setting \"\(key)\" (known: \(Self.settings.map { $0.name.lowercased() }.joined(separator: ", ")))")
-            }
-            guard values[name] == nil else { throw fail("\"\(key)\" is set twice") }
-            let rest = trimmed[trimmed.index(after: colon)...]
-            guard rest.isEmpty || rest.first == " " else { throw fail("expected a space after \"\(key):\"") }
-            let value: String
-            do { value = try Self.scalar(rest.trimming(" ")) } catch { throw fail(error.reason) }
-            if value.isEmpty { throw fail("\"\(key)\" has no value (remove the line to use the default)") }
-            values[name] = value
-        }
-        self.values = values
-    }
-
-    private struct ScalarError: Error { let reason: String }
-
-    /// A plain or quoted scalar, without a trailing comment.
-    private static func scalar(_ text: String) throws(ScalarError) -> String {
-        guard let first = text.first else { return "" }
-        if first == "\"" || first == "'" {
-            var result = ""
-            var index = text.index(after: text.startIndex)
-            while index < text.endIndex {
-                let character = text[index]
-                if character == first {
-                    if first == "'", text.index(after: index) < text.endIndex, text[text.index(after: index)] == "'" {
-                        result.append("'")
-                        index = text.index(index, offsetBy: 2)
-                        continue
-                    }
-                    let after = text[text.index(after: index)...].trimming(" ")
-                    guard after.isEmpty || after.first == "#" else { throw ScalarError(reason: "text after the closing quote") }
-                    return result
-                }
-                if first == "\"", character == "\\" {
-                    index = text.index(after: index)
-                    guard index < text.endIndex else { break }
-                    switch text[index] {
-                    case "n": result.append("\n")
-                    case "t": result.append("\t")
-                    case "\\", "\"", "/": result.append(text[index])
-                    default: throw ScalarError(reason: "unsupported escape \\\(text[index])")
-                    }
-                } else {
-                    result.append(character)
-                }
-                index = text.index(after: index)
-            }
-            throw ScalarError(reason: "missing closing quote")
-        }
-        if "[{&*!|>%@`".contains(first) {
-            throw ScalarError(reason: "quote a value starting with \(first), or use a plain `key: value`")
-        }
-        // A comment starts at " #".
-        var plain = Substring(text)
-        if let hash = text.indices.first(where: { text[$0] == "#" && $0 > text.startIndex && text[text.index(before: $0)] == " " }) {
-            plain = text[..<hash]
-        }
-        return plain.trimming(" ")
+        values = try SettingsFileParser.parse(text, path: path, known: Self.settings.map(\.name))
     }
 
     /// Reads and parses a file; unreadable or bad files are a ParseError.
@@ -183,11 +96,6 @@ struct ConfigFile: Sendable {
     }
 }
 
-extension StringProtocol {
-    func trimming(_ character: Character) -> String {
-        String(drop { $0 == character }.reversed().drop { $0 == character }.reversed())
-    }
-}
 
 /// `--config FILE`, shared by the commands that read settings.
 struct ConfigOption: ParsableArguments {

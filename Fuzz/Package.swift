@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libFuzzer targets for PrintBridge's input paths. Built and run by
+// scripts/fuzz.sh (with -sanitize=fuzzer,address). Each main.swift hands its
+// target function to libFuzzer's driver (LLVMFuzzerRunDriver): SwiftPM
+// renames an executable's main on Linux, so libFuzzer's own main (and
+// -parse-as-library) cannot be used.
+let package = Package(
+    name: "PrintBridgeFuzz",
+    dependencies: [.package(name: "PrintBridge", path: "..")],
+    targets: [
+        .target(name: "CLibFuzzer"),
+        // HA frames: the frame filter against the full parser, and the pushes they make.
+        .executableTarget(name: "FuzzHAFrames", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
+        // The app's API: the HTTP request parser, read whole and in pieces, and the routes.
+        .executableTarget(name: "FuzzHTTP", dependencies: [
+            "CLibFuzzer",
+            .product(name: "ControlAPI", package: "PrintBridge"), .product(name: "DeviceStore", package: "PrintBridge"),
+            .product(name: "PrintBridgeCore", package: "PrintBridge"),
+        ]),
+        // The settings file parser, with LF, CRLF and a byte-order mark.
+        .executableTarget(name: "FuzzSettings", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
+        // ISO 8601 timestamps: parse, format, parse again.
+        .executableTarget(name: "FuzzISO8601", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
+    ]
+)

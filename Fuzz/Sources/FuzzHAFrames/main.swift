@@ -1,0 +1,61 @@
+import CLibFuzzer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import PrintBridgeCore
+
+/// Differential: one reader uses the frame filter, the other parses every
+/// frame. The input is several frames, one per line, so the registry can
+/// teach the matchers on the way. For every frame the filter may only skip
+/// what the parser would have found nothing in, and what both read must be
+/// the same messages, the same printer inputs and, through a pipeline each,
+/// the same pushes.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start else { return 0 }
+    let bytes = UnsafeRawBufferPointer(start: start, count: count)
+    var filtering = HAFrameReader()
+    var parsing = HAFrameReader()
+    parsing.usesFrameFilter = false
+    let devices = [Device(id: "phone", apnsToken: String(repeating: "ab", count: 32), activityTokens: ["x1c": String(repeating: "cd", count: 40)])]
+    var filteredPipeline = PrinterPipeline(devices: devices, clock: ManualClock())
+    var parsedPipeline = PrinterPipeline(devices: devices, clock: ManualClock())
+    for frame in bytes.split(separator: 0x0A) {
+        let slice = UnsafeRawBufferPointer(rebasing: frame)
+        let viaFilter = Result { () throws(HAMessageError) in try filtering.messages(in: slice) }
+        let viaParser = Result { () throws(HAMessageError) in try parsing.messages(in: slice) }
+        var filteredInputs: [PrinterInput] = []
+        var parsedInputs: [PrinterInput] = []
+        switch (viaFilter, viaParser) {
+        case (.success(nil), .success(let messages?)):
+            // Skipped: the parser must find no printer in it, and nothing the session needs.
+            for message in messages {
+                guard case .event = message else { fatalError("the filter skipped a non-event: \(message)") }
+                parsedInputs += parsing.inputs(from: message)
+            }
+            precondition(parsedInputs.isEmpty, "the filter skipped a frame with printer input: \(parsedInputs)")
+        case (.success(nil), .failure):
+            break  // skipped unparsed; the parser refuses it
+        case (.success(let a?), .success(let b?)):
+            precondition(a == b, "the same frame read two ways")
+            filteredInputs = a.flatMap { filtering.inputs(from: $0) }
+            parsedInputs = b.flatMap { parsing.inputs(from: $0) }
+            precondition(filteredInputs == parsedInputs, "the same messages, other inputs")
+        case (.failure(let a), .failure(let b)):
+            precondition(a == b)
+        default:
+            fatalError("filter and parser disagree: \(viaFilter) vs \(viaParser)")
+        }
+        for input in filteredInputs {
+            let a = filteredPipeline.handle(input)
+            let b = parsedPipeline.handle(input)
+            precondition(a == b, "the same input, other pushes")
+        }
+    }
+    return 0
+}
+
+var arguments = CommandLine.argc
+var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(LLVMFuzzerRunDriver(&arguments, &argv) { data, size in fuzzHAFrames(data, size) })

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in Fuzz/ (AddressSanitizer on) and runs each
+# for SECONDS (default 30), starting from Fuzz/Corpus/TARGET and what earlier
+# runs found (kept in .build/fuzz-corpus). Exits non-zero if any target
+# crashes or fails a check; the reproducer is left in .build/fuzz-artifacts.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzHAFrames FuzzHTTP FuzzSettings FuzzISO8601
+#   .build/fuzz/release/FuzzHTTP FILE            replay one input (a reproducer)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-30}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzHAFrames FuzzHTTP FuzzSettings FuzzISO8601)
+
+# lld: gold fails on the sanitizer runtimes' symbols (an internal error in its DWARF reader).
+(cd Fuzz && swift build -c release --scratch-path ../.build/fuzz -Xswiftc -enable-testing \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld 2>&1 | grep -E "error|warning: unre|Compiling Fuzz|Build complete" || true)
+mkdir -p .build/fuzz-artifacts
+status=0
+for target in "${targets[@]}"; do
+  binary=".build/fuzz/release/$target"
+  [ -x "$binary" ] || { echo "fuzz: $binary was not built" >&2; exit 1; }
+  corpus=".build/fuzz-corpus/$target"
+  mkdir -p "$corpus"
+  log=".build/fuzz-artifacts/$target.log"
+  if "$binary" "$corpus" "Fuzz/Corpus/$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+      -rss_limit_mb=2048 -artifact_prefix=".build/fuzz-artifacts/$target-" >"$log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    echo "fuzz: $target: $runs executions in ${seconds} s, no crash"
+  else
+    echo "fuzz: $target FAILED; the end of its log ($log):" >&2
+    tail -40 "$log" >&2
+    status=1
+  fi
+done
+exit $status

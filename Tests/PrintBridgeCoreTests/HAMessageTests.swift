@@ -118,6 +118,11 @@ import Testing
         #expect(!irrelevant(String(Self.event("light.kitchen").dropLast(10))), "truncated")
         #expect(!irrelevant(#"{"type":"event","event":{"event_type":"state_changed","data":{"entity_id":["light.a"]}}}"#))
         #expect(!irrelevant(#"{"type":"auth_ok"}"#))
+        // Found by FuzzHAFrames: not an event, yet with household entity ids
+        // and "state_changed" in it. Only events may be skipped.
+        let notAnEvent = #"{"id":5,"type":"evesensor.x1c_print_progressnt","event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen"}}}"#
+        #expect(!irrelevant(notAnEvent))
+        #expect(!irrelevant(#"{"id":4,"type":"result","event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen"}}}"#))
         #expect(!irrelevant(""))
         #expect(!irrelevant("not json"))
     }

@@ -6,8 +6,11 @@
 /// pipeline drop those before a JSON parse. It only says "irrelevant" when it
 /// is certain: the frame is one `state_changed` event object laid out as HA
 /// writes it and the matcher rejects its `data.entity_id`; or, for any other
-/// layout, every `"entity_id"` key in the frame has a plain string value and
-/// the matcher rejects each of them. Anything else — arrays, results, registry lists, escapes,
+/// layout of an object that begins by saying it is an event (`{"type":"event"`
+/// or `{"id":N,"type":"event"`), every `"entity_id"` key in the frame has a
+/// plain string value and the matcher rejects each of them. (A result or
+/// any other message is never skipped: the session needs each one, and a
+/// fuzzer found a non-event with household entity ids the filter skipped.) Anything else — arrays, results, registry lists, escapes,
 /// odd spacing it cannot follow — goes to the full parser, which therefore
 /// produces exactly the same pushes.
 public enum HAFrameFilter {
@@ -24,7 +27,9 @@ public enum HAFrameFilter {
         if let entityID = haLayoutEntityID(bytes, from: start, to: end) {
             return !matcher.isRelevant(entityID: entityID)
         }
-        guard find(stateChangedToken, in: bytes, from: start, to: end) != nil else { return false }
+        guard startsAsEvent(bytes, from: start, to: end),
+            find(stateChangedToken, in: bytes, from: start, to: end) != nil
+        else { return false }
 
         var found = false
         var position = start
@@ -81,6 +86,29 @@ public enum HAFrameFilter {
         return UnsafeRawBufferPointer(start: bytes + valueStart, count: i - valueStart)
     }
 
+    /// `{"type":"event",` or `{"id":N,"type":"event",` (or `}` after it),
+    /// with any whitespace between the tokens.
+    private static func startsAsEvent(_ bytes: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        var i = start + 1
+        func skipSpace() { while i < end, isSpace(bytes[i]) { i += 1 } }
+        func take(_ literal: [UInt8]) -> Bool {
+            skipSpace()
+            guard matches(literal, bytes, at: i, end: end) else { return false }
+            i += literal.count
+            return true
+        }
+        if take(idKey) {
+            guard take(colon) else { return false }
+            skipSpace()
+            let digits = i
+            while i < end, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
+            guard i > digits, take(comma) else { return false }
+        }
+        guard take(typeKey), take(colon), take(eventValue) else { return false }
+        skipSpace()
+        return i < end && (bytes[i] == UInt8(ascii: ",") || bytes[i] == UInt8(ascii: "}"))
+    }
+
     @inline(__always)
     private static func matches(_ literal: [UInt8], _ bytes: UnsafePointer<UInt8>, at index: Int, end: Int) -> Bool {
         guard end - index >= literal.count else { return false }
@@ -93,6 +121,11 @@ public enum HAFrameFilter {
     private static let haIDPrefix: [UInt8] = Array("{\"id\":".utf8)
     private static let haEventPrefix: [UInt8] = Array(
         ",\"type\":\"event\",\"event\":{\"event_type\":\"state_changed\",\"data\":{\"entity_id\":\"".utf8)
+    private static let idKey: [UInt8] = Array("\"id\"".utf8)
+    private static let typeKey: [UInt8] = Array("\"type\"".utf8)
+    private static let eventValue: [UInt8] = Array("\"event\"".utf8)
+    private static let colon: [UInt8] = [UInt8(ascii: ":")]
+    private static let comma: [UInt8] = [UInt8(ascii: ",")]
     private static let stateChangedToken: [UInt8] = Array("\"state_changed\"".utf8)
     private static let entityIDKey: [UInt8] = Array("\"entity_id\"".utf8)
 

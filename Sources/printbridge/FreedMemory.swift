@@ -26,23 +26,18 @@ enum FreedMemory {
     private typealias Trim = @convention(c) (Int) -> Int32
     private typealias Option = @convention(c) (Int32, Int32) -> Int32
 
-    private static let trim: Trim? = {
-        #if canImport(Glibc)
-        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: Trim.self)
-        #else
-        return nil
-        #endif
-    }()
+    private static let trim = function("malloc_trim", as: Trim.self)
+    private static let mallopt = function("mallopt", as: Option.self)
 
-    private static let mallopt: Option? = {
+    /// glibc's `name`, looked up at run time; nil where there is none.
+    private static func function<F>(_ name: String, as type: F.Type) -> F? {
         #if canImport(Glibc)
-        guard let symbol = dlsym(nil, "mallopt") else { return nil }
-        return unsafeBitCast(symbol, to: Option.self)
+        guard let symbol = dlsym(nil, name) else { return nil }
+        return unsafeBitCast(symbol, to: type)
         #else
         return nil
         #endif
-    }()
+    }
 
     static func release() {
         _ = trim?(0)

@@ -126,6 +126,29 @@ import Testing
         #expect((badActivity.json["details"] as? [String: [String]])?["activityToken"] == ["is required"])
     }
 
+    /// The seed app's exact activity-token body (Tests/DaemonTests/Fixtures/seed-app):
+    /// the token is kept for its printer until its activity can no longer be
+    /// alive (iOS's 8 hours plus the dismissal window), then dropped.
+    @Test func anActivityTokenExpiresWhenItsActivityCannotBeAlive() throws {
+        let directory = NSTemporaryDirectory() + "printbridge-api-expiry-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let clock = ManualClock(EpochTime(seconds: 1_795_165_200))
+        let store = try DeviceStore(directory: directory, clock: clock)
+        let api = ControlAPI(store: store, apiToken: nil, apns: .init(configured: true, bundleID: "b", production: false))
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("DaemonTests/Fixtures/seed-app")
+        let body = try Data(contentsOf: fixtures.appendingPathComponent("activity-token-phone-a.json"))
+        let reply = api.handle(HTTPRequest(method: "POST", path: "/api/devices/activity-token", body: Array(body)))
+        #expect(reply.status == 200)
+        let token = try #require((try JSONSerialization.jsonObject(with: body) as? [String: String])?["activityToken"])
+        #expect(try store.devicesAndActivities().compactMap { $0.activityTokens["x1c_00m09a350100123"] } == [token])
+        clock.set(clock.now() + 8 * 3600)
+        #expect(try store.devicesAndActivities().count == 1, "8 hours in: still alive (and then dismissed)")
+        let rest: Double = DeviceStore.activityLifetime - 8 * 3600 + 1
+        clock.set(clock.now() + rest)
+        #expect(try store.devicesAndActivities().isEmpty, "past 8 h plus the dismissal window: gone")
+    }
+
     @Test func byPrinterNeverShowsAWholeToken() async throws {
         _ = try await call("POST", "/api/devices/register", body: registerBody(phone))
         let reply = try await call("GET", "/api/devices/by-printer/x1c_00m09a350100123")

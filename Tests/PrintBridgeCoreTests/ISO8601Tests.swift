@@ -16,7 +16,9 @@ import Testing
     }
 
     @Test(arguments: ["", "2026-11-20", "2026-11-20T09:00:00", "2026-13-01T00:00:00Z", "2026-11-20T25:00:00Z",
-                      "2026-11-20T09:00:00.Z", "2026-11-20T09:00:00+00:00 trailing", "yesterday"])
+                      "2026-11-20T09:00:00.Z", "2026-11-20T09:00:00+00:00 trailing", "yesterday",
+                      // Found by FuzzISO8601: instants outside years 0001–9999 cannot be written back.
+                      "0000-01-01T00:00:00+1615", "0000-06-01T00:00:00Z", "9999-12-31T23:00:00-01:00"])
     func rejectsAnythingElse(text: String) {
         #expect(ISO8601.parse(text) == nil)
     }
@@ -26,5 +28,9 @@ import Testing
         #expect(ISO8601.format(EpochTime(seconds: 0)) == "1970-01-01T00:00:00.000Z")
         let time = EpochTime(seconds: 1_709_208_000.5)
         #expect(ISO8601.parse(ISO8601.format(time)) == time)
+        for text in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "0001-01-01T01:00:00+01:00"] {
+            let parsed = ISO8601.parse(text)
+            #expect(parsed != nil && ISO8601.parse(ISO8601.format(parsed!)) == parsed, "\(text)")
+        }
     }
 }

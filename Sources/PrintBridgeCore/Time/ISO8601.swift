@@ -68,8 +68,15 @@ public enum ISO8601 {
         guard i == b.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let whole = days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        // An instant outside years 0001–9999 in UTC (year 0000, or 9999 and
+        // a negative offset) has no four-digit year to be written back with.
+        guard whole >= Self.earliest, whole < Self.latest else { return nil }
         return EpochTime(seconds: Double(whole) + fraction)
     }
+
+    /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in seconds since 1970.
+    static let earliest = daysFromCivil(year: 1, month: 1, day: 1) * 86400
+    static let latest = daysFromCivil(year: 10000, month: 1, day: 1) * 86400
 
     /// `2026-11-20T14:03:11.123Z`: UTC, millisecond precision.
     public static func format(_ time: EpochTime) -> String {

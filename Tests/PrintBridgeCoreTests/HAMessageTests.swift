@@ -106,6 +106,11 @@ import Testing
         #expect(irrelevant(spaced))
         let printer = spaced.replacingAll("light.kitchen", with: "sensor.a_print_status")
         #expect(!irrelevant(printer))
+        // Keys sorted (type last): an event only when "type" is its last and only "type" key.
+        let sorted = #"{"event":{"data":{"entity_id":"light.kitchen","new_state":{"entity_id":"light.kitchen","state":"on"}},"event_type":"state_changed"},"id":2,"type":"event"}"#
+        #expect(irrelevant(sorted))
+        #expect(!irrelevant(sorted.replacingAll(#""state":"on""#, with: #""type":"result""#)), "another type key")
+        #expect(!irrelevant(sorted.replacingAll(#""state":"on""#, with: #""type":"result""#)), "an escape")
         // One relevant entity anywhere in the frame keeps it.
         let mixed = #"{"type":"event","event":{"event_type":"state_changed","data":{"new_state":{"entity_id":"sensor.a_print_status"},"entity_id":"light.kitchen"}}}"#
         #expect(!irrelevant(mixed))

@@ -6,11 +6,13 @@
 /// pipeline drop those before a JSON parse. It only says "irrelevant" when it
 /// is certain: the frame is one `state_changed` event object laid out as HA
 /// writes it and the matcher rejects its `data.entity_id`; or, for any other
-/// layout of an object that begins by saying it is an event (`{"type":"event"`
-/// or `{"id":N,"type":"event"`), every `"entity_id"` key in the frame has a
-/// plain string value and the matcher rejects each of them. (A result or
-/// any other message is never skipped: the session needs each one, and a
-/// fuzzer found a non-event with household entity ids the filter skipped.) Anything else — arrays, results, registry lists, escapes,
+/// layout of an object that is certainly an event, every `"entity_id"` key
+/// in the frame has a plain string value and the matcher rejects each of
+/// them. Certainly an event: the object begins `{"type":"event"` or
+/// `{"id":N,"type":"event"`, or (keys sorted) ends `"type":"event"}` with no
+/// other `"type"` key and no escape anywhere in the frame. A result or any
+/// other message is never skipped: the session needs each one (FuzzHAFrames
+/// found a non-event with household entity ids that an earlier filter skipped). Anything else — arrays, results, registry lists, escapes,
 /// odd spacing it cannot follow — goes to the full parser, which therefore
 /// produces exactly the same pushes.
 public enum HAFrameFilter {
@@ -27,7 +29,7 @@ public enum HAFrameFilter {
         if let entityID = haLayoutEntityID(bytes, from: start, to: end) {
             return !matcher.isRelevant(entityID: entityID)
         }
-        guard startsAsEvent(bytes, from: start, to: end),
+        guard startsAsEvent(bytes, from: start, to: end) || endsAsOnlyTypedEvent(bytes, from: start, to: end),
             find(stateChangedToken, in: bytes, from: start, to: end) != nil
         else { return false }
 
@@ -107,6 +109,35 @@ public enum HAFrameFilter {
         guard take(typeKey), take(colon), take(eventValue) else { return false }
         skipSpace()
         return i < end && (bytes[i] == UInt8(ascii: ",") || bytes[i] == UInt8(ascii: "}"))
+    }
+
+    /// `…,"type":"event"}` as the object's last member, the frame's only
+    /// `"type"` key, and no backslash in the frame (an escaped key could be
+    /// another "type").
+    private static func endsAsOnlyTypedEvent(_ bytes: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        var i = end - 2  // before the closing brace
+        func skipSpaceBack() { while i > start, isSpace(bytes[i]) { i -= 1 } }
+        func takeBack(_ literal: [UInt8]) -> Bool {
+            skipSpaceBack()
+            let first = i - literal.count + 1
+            guard first > start, matches(literal, bytes, at: first, end: end) else { return false }
+            i = first - 1
+            return true
+        }
+        guard takeBack(eventValue), takeBack(colon), takeBack(typeKey) else { return false }
+        skipSpaceBack()
+        guard bytes[i] == UInt8(ascii: ",") || bytes[i] == UInt8(ascii: "{") else { return false }
+        var keys = 0
+        var position = start
+        while let found = find(typeKey, in: bytes, from: position, to: end) {
+            var k = found + typeKey.count
+            while k < end, isSpace(bytes[k]) { k += 1 }
+            if k < end, bytes[k] == UInt8(ascii: ":") { keys += 1 }
+            position = found + 1
+        }
+        guard keys == 1 else { return false }
+        for k in start..<end where bytes[k] == UInt8(ascii: "\\") { return false }
+        return true
     }
 
     @inline(__always)

@@ -49,19 +49,32 @@ public struct LineLogHandler: LogHandler {
         }
     }
 
-    /// Nested metadata dictionaries become dotted keys; values JSON text.
+    /// Nested metadata dictionaries become dotted keys; values JSON text:
+    /// integers, finite floating-point numbers and booleans given as
+    /// `.stringConvertible` are JSON numbers and booleans (so
+    /// `jq 'select(.["push.priority"] > 5)'` compares numbers), anything
+    /// else a JSON string.
     static func flatten(_ metadata: Logger.Metadata, prefix: String = "") -> [String: String] {
         var flat: [String: String] = [:]
         for (key, value) in metadata {
             let name = prefix.isEmpty ? key : prefix + "." + key
             switch value {
             case .string(let text): flat[name] = JSONText.quoted(text)
-            case .stringConvertible(let value): flat[name] = JSONText.quoted(value.description)
+            case .stringConvertible(let value): flat[name] = Self.jsonScalar(value)
             case .array(let values): flat[name] = "[" + values.map { JSONText.quoted($0.description) }.joined(separator: ",") + "]"
             case .dictionary(let nested): flat.merge(flatten(nested, prefix: name)) { $1 }
             }
         }
         return flat
+    }
+
+    static func jsonScalar(_ value: any CustomStringConvertible & Sendable) -> String {
+        switch value {
+        case let number as any BinaryInteger: return number.description
+        case let number as Double where number.isFinite: return number.description
+        case let flag as Bool: return flag ? "true" : "false"
+        default: return JSONText.quoted(value.description)
+        }
     }
 }
 

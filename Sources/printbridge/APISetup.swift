@@ -54,7 +54,7 @@ enum APISetup {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
             server.start()
             let address = "\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
-            logger.info("API listening on \(address)", metadata: ["api.address": "\(address)", "api.port": "\(server.port)"])
+            logger.info("API listening on \(address)", metadata: ["api.address": "\(address)", "api.port": .stringConvertible(server.port)])
             return server
         } catch {
             StandardStreams.err("printbridge: \(error)")

@@ -45,7 +45,7 @@ final class OutboxDelivery: Sendable {
     /// Pushes kept by the last run: sent now (or settled as expired).
     func restore(_ entries: [Outbox.Entry]) {
         guard !entries.isEmpty else { return }
-        logger.info("sending \(entries.count) push(es) kept from before the restart", metadata: ["outbox.count": "\(entries.count)"])
+        logger.info("sending \(entries.count) push(es) kept from before the restart", metadata: ["outbox.count": .stringConvertible(entries.count)])
         let actions = state.withLock { state in
             state.lastSequence = max(state.lastSequence, entries.map(\.sequence).max() ?? 0)
             return state.outbox.restore(entries, now: clock.now())
@@ -112,9 +112,9 @@ final class OutboxDelivery: Sendable {
             case .gaveUp(let reason, let attempts):
                 var metadata = RunLog.metadata(entry.push)
                 metadata["apns.reason"] = "\(reason)"
-                metadata["push.attempts"] = "\(attempts)"
-                metadata["outbox.count"] = "\(count)"
-                if let retryAt { metadata["outbox.retry_in"] = "\(max(0, Int((retryAt - clock.now()).rounded(.up))))" }
+                metadata["push.attempts"] = .stringConvertible(attempts)
+                metadata["outbox.count"] = .stringConvertible(count)
+                if let retryAt { metadata["outbox.retry_in"] = .stringConvertible(max(0, Int((retryAt - clock.now()).rounded(.up)))) }
                 logger.warning("APNs did not answer; the push stays in the outbox and is retried", metadata: metadata)
             }
             carryOut(actions, answer: (entry.sequence, outcome))

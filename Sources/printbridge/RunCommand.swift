@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
         }
-        logger.info("device store \(store.path): \(deviceList.count) device(s)", metadata: ["store.path": "\(store.path)", "devices.count": "\(deviceList.count)"])
+        logger.info("device store \(store.path): \(deviceList.count) device(s)", metadata: ["store.path": "\(store.path)", "devices.count": .stringConvertible(deviceList.count)])
         let rejections = Mutex<[(String, PushOutcome.TokenAction)]>([])
         let sender: APNsSender? =
             dryRun
@@ -87,7 +87,7 @@ struct RunCommand: AsyncParsableCommand {
                 rejections.withLock { $0.append((push.token, action)) }
             } onConnectionReplaced: { waiting in
                 logger.warning("the APNs connection stopped answering; it is replaced and its requests sent again",
-                               metadata: ["apns.waiting": "\(waiting)"])
+                               metadata: ["apns.waiting": .stringConvertible(waiting)])
             }
         let planner = try ReplayCommand.plannerConfiguration(
             bundleID: sender?.configuration.bundleID, milestones: nil, liveActivityInterval: nil)
@@ -169,7 +169,7 @@ struct RunCommand: AsyncParsableCommand {
                     do {
                         writer.drain()  // ended activities' tokens are gone before the devices are read back
                         pipeline.devices = try store.devicesAndActivities()
-                        logger.info("devices reloaded: \(pipeline.devices.count)", metadata: ["devices.count": "\(pipeline.devices.count)"])
+                        logger.debug("devices reloaded: \(pipeline.devices.count)", metadata: ["devices.count": .stringConvertible(pipeline.devices.count)])
                     } catch { logger.error("\(error)") }
                 }
                 // Tokens APNs refused since the last event: stop using them.
@@ -244,7 +244,7 @@ struct RunCommand: AsyncParsableCommand {
             sender.shutdown(grace: 0)
             if delivery.backlog > 0 {
                 logger.info("\(delivery.backlog) push(es) kept in the outbox for the next start",
-                            metadata: ["outbox.count": "\(delivery.backlog)"])
+                            metadata: ["outbox.count": .stringConvertible(delivery.backlog)])
             }
         }
         sender?.shutdown(grace: 0)

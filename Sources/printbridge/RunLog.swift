@@ -23,7 +23,7 @@ enum RunLog {
         [
             "printer.prefix": "\(push.printerPrefix)", "push.event": "\(push.event.rawValue)",
             "push.type": "\(push.kind.rawValue)", "push.device": "\(push.shortToken)",
-            "push.token_kind": "\(push.tokenKind.rawValue)", "push.priority": "\(push.priority)",
+            "push.token_kind": "\(push.tokenKind.rawValue)", "push.priority": .stringConvertible(push.priority),
             "push.topic": "\(push.topic)", "push.collapse_id": "\(push.collapseID ?? "")",
         ]
     }
@@ -45,14 +45,14 @@ enum RunLog {
             metadata["apns.id"] = "\(id)"
             logger.info("push delivered", metadata: metadata)
         case .rejected(let status, let reason, let action):
-            metadata["apns.status"] = "\(status)"
+            metadata["apns.status"] = .stringConvertible(status)
             metadata["apns.reason"] = "\(reason)"
             if let action { metadata["token.action"] = "\(action.rawValue)" }
             if let advice = APNsSender.advice(for: reason) { metadata["apns.advice"] = "\(advice)" }
             logger.warning("push rejected", metadata: metadata)
         case .gaveUp(let reason, let attempts):
             metadata["apns.reason"] = "\(reason)"
-            metadata["push.attempts"] = "\(attempts)"
+            metadata["push.attempts"] = .stringConvertible(attempts)
             logger.error("push given up", metadata: metadata)
         }
     }

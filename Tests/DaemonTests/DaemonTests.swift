@@ -99,7 +99,7 @@ import Testing
                 push["event"] = record["push.event"]
                 push["device"] = record["push.device"]
                 push["push_type"] = record["push.type"]
-                push["priority"] = (record["push.priority"] as? String).flatMap { Int($0) }
+                push["priority"] = record["push.priority"] as? Int  // a JSON number, so jq can compare it
                 push["outcome"] = record["push.outcome"]
                 push["payload"] = record["push.payload"]
                 push["printer"] = record["printer.prefix"]
@@ -569,7 +569,7 @@ import FoundationNetworking
         let agent = try DaemonTests.Agent(port: ha.port, devices: empty)
         #expect(agent.wait(upTo: 10) { agent.log.contains("API listening on 127.0.0.1:") })
         let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }
-        let apiPort = try #require((listening?["api.port"] as? String).flatMap { Int($0) })
+        let apiPort = try #require(listening?["api.port"] as? Int)
 
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(apiPort)/api/devices/register")!)
         request.httpMethod = "POST"
@@ -615,7 +615,8 @@ import FoundationNetworking
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2.5"])
         let empty = NSTemporaryDirectory() + "printbridge-no-devices-\(UUID().uuidString.prefix(8)).json"
         try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
-        let agent = try DaemonTests.Agent(port: ha.port, devices: empty)
+        // Routine reloads log at debug.
+        let agent = try DaemonTests.Agent(port: ha.port, devices: empty, environment: ["LOG_LEVEL": "debug"])
         #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
         let added = try CommandRunner.run(
             ["devices", "add", "--token", String(repeating: "ab", count: 32), "--printer", "x1c_00m09a350100123"],
@@ -629,7 +630,8 @@ import FoundationNetworking
 
     @Test func sighupReloadsWithoutStopping() throws {
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "30"])
-        let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["LOG_LEVEL": "debug"])
         #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
         agent.process.signal(SIGHUP)
         #expect(agent.wait(upTo: 5) { agent.log.contains("devices reloaded: 1") })
@@ -760,7 +762,7 @@ import FoundationNetworking
 
     func apiPort(_ agent: DaemonTests.Agent) throws -> Int {
         let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }
-        return try #require((listening?["api.port"] as? String).flatMap { Int($0) })
+        return try #require(listening?["api.port"] as? Int)
     }
 
     /// name{labels} value → value, summed over every series of `name` whose labels contain `filter`.

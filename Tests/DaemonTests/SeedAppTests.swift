@@ -38,10 +38,10 @@ import Testing
         let empty = NSTemporaryDirectory() + "printbridge-nodevices-\(UUID().uuidString.prefix(8)).json"
         try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
         let agent = try DaemonTests.Agent(
-            port: ha.port, devices: empty, environment: apns.environment.merging(["LIVE_ACTIVITY_INTERVAL": "1"]) { $1 },
+            port: ha.port, devices: empty, environment: apns.environment.merging(["LIVE_ACTIVITY_INTERVAL": "1", "LOG_LEVEL": "debug"]) { $1 },
             dryRun: false)
         #expect(agent.wait(upTo: 15) { agent.records.contains { $0["api.port"] != nil } })
-        let port = try #require(agent.records.compactMap { ($0["api.port"] as? String).flatMap(Int.init) }.first)
+        let port = try #require(agent.records.compactMap { $0["api.port"] as? Int }.first)
         #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
 
         for name in ["register-phone-a", "register-phone-b", "register-phone-c", "register-phone-c-switches",

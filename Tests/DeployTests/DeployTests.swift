@@ -31,7 +31,7 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "systemd-analyze: \(result.stdout)\(result.stderr)")
         for setting in ["DynamicUser=yes", "StateDirectory=printbridge", "NoNewPrivileges=yes", "ProtectSystem=strict",
-                        "Restart=on-failure", "LoadCredential=ha-token:", "LoadCredential=apns-key.p8:", "LoadCredential=api-token:"] {
+                        "Restart=on-failure", "RestartPreventExitStatus=78", "LoadCredential=ha-token:", "LoadCredential=apns-key.p8:", "LoadCredential=api-token:"] {
             #expect(unit.contains(setting), "\(setting)")
         }
     }
@@ -167,6 +167,15 @@ import Testing
             #expect(libraries.contains { runtime.contains($0) }, "\(package) needs one of \(libraries); runtime has \(runtime)")
         }
         #expect(runtime.contains("ca-certificates"), "HA over https and APNs need the CA store")
+    }
+
+    /// The image builds with the Swift everything here is tested on.
+    @Test(arguments: ["Deploy/docker/Dockerfile", "Deploy/homeassistant-addon/printbridge/Dockerfile"])
+    func buildsWithTheTestedSwift(path: String) throws {
+        let text = try String(contentsOfFile: DeployTests.root + "/" + path, encoding: .utf8)
+        let version = try CommandRunner.execute("/usr/bin/env", ["swift", "--version"], directory: DeployTests.root)
+        let tested = try #require(version.stdout.split(separator: " ").drop { $0 != "version" }.dropFirst().first)
+        #expect(text.contains("FROM swift:\(tested)-bookworm AS build"), "\(path) builds with another Swift than \(tested)")
     }
 
     /// The image's binary is built as the benchmarks measure it (scripts/build-release.sh),

@@ -74,6 +74,14 @@ enum APISetup {
         }
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        // The server binds an address, not a name: said here, so check-config
+        // refuses what run would refuse.
+        var address = in6_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1 else {
+            let hint = host.lowercased() == "localhost" ? " (for localhost write 127.0.0.1:\(port))" : ""
+            StandardStreams.err("printbridge: API_LISTEN: \(host) is not an IP address to listen on\(hint)")
+            throw ExitCodes.config
+        }
         let token = try apiToken()
         if token == nil, !allowWithoutToken {
             StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: the app's API needs a token "

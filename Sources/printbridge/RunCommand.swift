@@ -94,6 +94,7 @@ struct RunCommand: AsyncParsableCommand {
         if deviceList.isEmpty {
             logger.warning("no devices registered (give --devices FILE, use the API or printbridge devices add); pushes have nowhere to go")
         }
+        let retryMaximum = try Self.seconds("APNS_RETRY_MAX") ?? 30
         var sessionConfiguration = HASession.Configuration()
         if let interval = try Self.seconds("HA_PING_INTERVAL") { sessionConfiguration.pingInterval = interval }
         if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
@@ -132,7 +133,6 @@ struct RunCommand: AsyncParsableCommand {
 
         let writer = StoreWriter(store: store, logger: logger)
         defer { writer.drain() }
-        let retryMaximum = try Self.seconds("APNS_RETRY_MAX") ?? 30
         let delivery = sender.map { sender in
             OutboxDelivery(
                 sender: sender, writer: writer, metrics: metrics, logger: logger,

@@ -183,6 +183,27 @@ import Testing
         #expect(!result.stderr.contains("connecting"), "it stops before connecting anywhere")
     }
 
+    /// check-config and run agree: each bad value check-config refuses, run
+    /// refuses too, with the same line, before connecting anywhere; and a
+    /// value check-config passes, run takes.
+    @Test(arguments: [
+        ["API_LISTEN": "localhost:3000"], ["API_LISTEN": "0.0.0.0:99999"], ["HA_URL": "ftp://ha.local"],
+        ["LOG_LEVEL": "loud"], ["HA_PING_INTERVAL": "-1"], ["APNS_RETRY_MAX": "soon"],
+        ["API_TRUSTED_NETWORKS": "home"], ["MILESTONES": "25,150"],
+    ])
+    func checkConfigAndRunAgreeOnABadValue(bad: [String: String]) throws {
+        let base = ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "t", "API_TOKEN": "secret-token-0123456789",
+                    "API_LISTEN": "127.0.0.1:0", "STATE_DIR": directory + "/state"]
+        let environment = base.merging(bad) { $1 }
+        let checked = try check(["--dry-run"], environment: environment)
+        #expect(checked.status == 78, "check-config passed \(bad)")
+        let problem = try #require(checked.stderr.split(separator: "\n").first.map(String.init), "\(bad)")
+        let run = try CommandRunner.run(["run", "--dry-run"], environment: environment)
+        #expect(run.status == 78, "run took \(bad): \(run.stderr)")
+        #expect(run.stderr.contains(problem), "check-config said \(problem); run said \(run.stderr)")
+        #expect(!run.stdout.contains("connecting"))
+    }
+
     /// Trusting a home network is an explicit choice, said plainly; a bad one stops `run`.
     @Test func trustedNetworksAreCheckedAndExplained() throws {
         let base = ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "t", "API_TOKEN": "secret-token-0123456789"]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Test-only tooling: the mock APNs server (Tests/APNsClientTests/MockAPNs) is
 # Python with h2 and cryptography, the mock Home Assistant
-# (Tests/DaemonTests/MockHA) Python with websockets; the real Home Assistant
+# (Tests/DaemonTests/MockHA) Python with websockets, both in .build/test-venv; the real Home Assistant
 # (Tests/DaemonTests/RealHA) is Home Assistant core from PyPI in a virtual
 # environment of its own. Installs what is missing.
 set -euo pipefail
@@ -18,14 +18,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   run apt-get update -qq && run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-command -v python3 >/dev/null || {
-  run() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-  run apt-get update -qq && run apt-get install -y -qq python3 python3-pip >/dev/null
-}
-if ! python3 -c 'import h2, cryptography, websockets, yaml' 2>/dev/null; then
-  echo "installing Python test packages: h2 cryptography websockets pyyaml" >&2
-  python3 -m pip install --quiet --disable-pip-version-check h2 cryptography websockets pyyaml 2>/dev/null \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages h2 cryptography websockets pyyaml
+command -v python3 >/dev/null || { run apt-get update -qq && run apt-get install -y -qq python3 >/dev/null; }
+# The mocks' Python packages live in a virtual environment of the
+# repository's own (.build/test-venv, not committed), never in the system
+# Python; scripts/test.sh puts it first on PATH, the benchmarks run in it.
+test_venv="$(cd "$(dirname "$0")/.." && pwd)/.build/test-venv"
+if ! "$test_venv/bin/python3" -c 'import h2, cryptography, websockets, yaml' 2>/dev/null; then
+  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    run apt-get update -qq && run apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+  fi
+  echo "installing Python test packages into $test_venv: h2 cryptography websockets pyyaml" >&2
+  rm -rf "$test_venv"
+  python3 -m venv "$test_venv"
+  "$test_venv/bin/pip" install --quiet --disable-pip-version-check h2 cryptography websockets pyyaml
 fi
 
 # Home Assistant core, for the tests against the real thing. Its own virtual

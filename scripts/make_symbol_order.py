@@ -29,7 +29,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
-from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs  # noqa: E402
+from agent_harness import use_test_python, BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs  # noqa: E402
 
 ORDER = os.path.join(ROOT, "Sources", "printbridge", "printbridge.order")
 
@@ -146,6 +146,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=40)
     args = parser.parse_args()
+    use_test_python()
     if not shutil.which("valgrind"):
         sys.exit("make_symbol_order.py needs valgrind (apt-get install valgrind)")
     work = tempfile.mkdtemp(prefix="printbridge-order-")

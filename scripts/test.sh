@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/install-test-deps.sh
+# The mocks run on the test virtual environment's Python (tests start them with `python3`).
+export PATH="$PWD/.build/test-venv/bin:$PATH"
 swift test --disable-xctest "$@"
 if [ $# -eq 0 ]; then
   scripts/fuzz.sh "${FUZZ_SECONDS:-30}"

@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 
-from agent_harness import MOCK_HA, ROOT, start, write_agent_inputs
+from agent_harness import use_test_python, MOCK_HA, ROOT, start, write_agent_inputs
 
 
 def healthz(port):
@@ -60,6 +60,7 @@ def main():
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--binary")
     args = parser.parse_args()
+    use_test_python()
     binary = args.binary or os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
     if not args.binary and not args.skip_build:
         subprocess.run([os.path.join(ROOT, "scripts", "build-release.sh")], check=True, stdout=subprocess.DEVNULL)

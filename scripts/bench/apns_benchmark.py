@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from agent_harness import BUNDLE, KEY_ID, MOCK_APNS, ROOT, TEAM_ID, apns_environment, start
+from agent_harness import use_test_python, BUNDLE, KEY_ID, MOCK_APNS, ROOT, TEAM_ID, apns_environment, start
 from steal import StealMeter
 
 TARGET = 0.90
@@ -50,7 +50,7 @@ def ensure_tools():
     if shutil.which("h2load") is None:
         subprocess.check_call(["sh", "-c", "apt-get install -y -qq nghttp2-client >/dev/null || "
                                            "sudo apt-get install -y -qq nghttp2-client >/dev/null"])
-    subprocess.check_call([os.path.join(ROOT, "scripts", "install-test-deps.sh")])
+    use_test_python()
 
 
 def main():

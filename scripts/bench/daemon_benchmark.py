@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from agent_harness import BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs
+from agent_harness import use_test_python, BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs
 from steal import StealMeter
 
 
@@ -78,7 +78,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "deploy", "release", "printbridge"))
     parser.add_argument("--floor-binary", default=os.path.join(ROOT, ".build", "deploy", "release", "FootprintFloor"))
     args = parser.parse_args()
-    subprocess.check_call([os.path.join(ROOT, "scripts", "install-test-deps.sh")])
+    use_test_python()
     if not args.skip_build:
         # As deployed (Deploy/install.sh, the Dockerfiles): scripts/build-release.sh.
         for product in ("printbridge", "FootprintFloor"):

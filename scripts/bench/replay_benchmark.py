@@ -19,6 +19,8 @@ import re
 import subprocess
 import sys
 
+from agent_harness import use_test_python
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 TARGET_RATIO = 4.0
@@ -53,6 +55,7 @@ def main():
     parser.add_argument("--workdir", default="/tmp/printbridge-bench")
     parser.add_argument("--skip-build", action="store_true")
     args = parser.parse_args()
+    use_test_python()  # orjson goes into .build/test-venv, not the system Python
     os.makedirs(args.workdir, exist_ok=True)
 
     if not args.skip_build:

@@ -50,7 +50,8 @@ public struct HTTP2TransportError: Error, Hashable, Sendable, CustomStringConver
 /// An idle connection is probed by the kernel's TCP keepalive (after 30 s
 /// idle, every 10 s). libcurl's own HTTP/2 PING (`curl_easy_upkeep`) is not
 /// used: in libcurl 7.88 (Debian 12) it reaches only connections of the easy
-/// interface, not those of a multi handle.
+/// interface, not those of a multi handle (lib/easy.c at curl-7_88_1: it
+/// upkeeps `data->multi_easy`'s connection cache, else does nothing).
 ///
 /// All libcurl state lives on one dedicated thread. Callers only append to a
 /// locked queue and wake that thread with `curl_multi_wakeup`; answers come

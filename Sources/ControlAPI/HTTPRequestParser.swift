@@ -27,6 +27,8 @@ struct HTTPRequestParser {
     /// Bytes of the head already scanned for its end.
     private var scanned = 0
     private var head: Head?
+    /// The request was handed out: nothing more is read.
+    private var finished = false
     /// Bytes looked at while scanning for the head's end (for tests).
     private(set) var work = 0
 
@@ -39,7 +41,7 @@ struct HTTPRequestParser {
 
     /// Takes the next bytes received.
     mutating func append(_ chunk: UnsafeRawBufferPointer) -> Outcome {
-        if let head, bytes.count >= head.bodyStart + head.length { return .incomplete }  // already complete
+        guard !finished else { return .incomplete }  // one request per connection
         bytes.append(contentsOf: chunk)
         if head == nil {
             switch scanForHeadEnd() {
@@ -61,6 +63,7 @@ struct HTTPRequestParser {
         guard let head, bytes.count >= head.bodyStart + head.length else { return .incomplete }
         let body = Array(bytes[head.bodyStart..<(head.bodyStart + head.length)])
         bytes = []
+        finished = true
         return .complete(HTTPRequest(method: head.method, path: head.path, headers: head.headers, body: body))
     }
 

@@ -12,7 +12,8 @@ import Glibc
 /// because Swift's Glibc module does not declare it; elsewhere it is a no-op.
 ///
 /// `malloc_trim` cannot give back the free top of a thread's own arena
-/// (glibc's mtrim trims only the main arena's top; a thread arena's top
+/// (glibc malloc/malloc.c, `mtrim`: it madvises free chunks in the bins of
+/// every arena but calls `systrim` on the main arena's top only; a thread arena's top
 /// shrinks only when a large free happens to border it): a 50 MB HA message,
 /// read on the link's thread, left 20 MB behind in that thread's arena
 /// (malloc_stats: 21 MB "system", 90 KB "in use"). So `configure`, called

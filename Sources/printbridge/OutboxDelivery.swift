@@ -105,7 +105,7 @@ final class OutboxDelivery: Sendable {
                 let actions = state.outbox.answered(entry, outcome, now: clock.now())
                 return (actions, state.outbox.nextDeadline, state.outbox.count)
             }
-            metrics.attempt(answered: !isGaveUp(outcome), apnsSeconds: seconds)
+            metrics.attempt(answered: outcome.isAnswered, apnsSeconds: seconds)
             switch outcome {
             case .delivered, .rejected:
                 RunLog.outcome(entry.push, outcome, logger)
@@ -120,11 +120,6 @@ final class OutboxDelivery: Sendable {
             carryOut(actions, answer: (entry.sequence, outcome))
             inFlightCount.withLock { $0 -= 1 }
         }
-    }
-
-    private func isGaveUp(_ outcome: PushOutcome) -> Bool {
-        if case .gaveUp = outcome { return true }
-        return false
     }
 
     /// Counts and logs a push leaving the outbox; `answer` is the APNs answer

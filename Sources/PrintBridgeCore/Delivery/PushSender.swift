@@ -29,6 +29,12 @@ public enum PushOutcome: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Whether APNs gave an HTTP answer (delivered or rejected), as opposed to none.
+    public var isAnswered: Bool {
+        if case .gaveUp = self { return false }
+        return true
+    }
+
     /// Apple's reason (or why it was given up); empty when delivered.
     public var reason: String {
         switch self {

@@ -120,6 +120,32 @@ import Testing
         #expect((try server.stats()["jwts"] as? [String])?.count == 1, "one provider token for all")
     }
 
+    /// An idle APNs connection is probed by the kernel's TCP keepalive after
+    /// 30 s (Linux's default is 2 hours): /proc/net/tcp shows our end of the
+    /// connection with its keepalive timer (timer 2) due within 30 s.
+    @Test func anIdleConnectionIsProbedByKeepaliveWithinThirtySeconds() async throws {
+        let server = try MockAPNsServer()
+        let sender = APNsSender(configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath))
+        #expect(await sender.send(alertPush(to: token("ab"))).isDelivered)
+        let port = String(format: "%04X", server.port)
+        let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
+        var timers: [(kind: Int, due: Int)] = []
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                // local, remote, state, queues, "timer:due"
+                guard fields.count > 5, fields[2].hasSuffix(":" + port), fields[3] == "01" else { continue }
+                let timer = fields[5].split(separator: ":")
+                timers.append((Int(timer[0], radix: 16) ?? -1, Int(timer[1], radix: 16) ?? -1))
+            }
+        }
+        #expect(timers.count == 1, "one connection to the mock: \(timers)")
+        #expect(timers.first?.kind == 2, "a keepalive timer runs: \(timers)")
+        #expect((timers.first?.due ?? .max) <= 30 * ticksPerSecond, "due within 30 s: \(timers)")
+        sender.shutdown(grace: 0)
+    }
+
     @Test func aDroppedConnectionIsReopenedAndInFlightPushesRetried() async throws {
         let server = try MockAPNsServer()
         let sleeps = SleepRecorder()

@@ -1,8 +1,9 @@
 import ControlAPI
-import DeviceStore
+@testable import DeviceStore
 import Foundation
 import FoundationNetworking
 import PrintBridgeCore
+import Synchronization
 import Testing
 
 /// The app's API through a real HTTP client against the server on 127.0.0.1.
@@ -147,6 +148,25 @@ import Testing
         let rest: Double = DeviceStore.activityLifetime - 8 * 3600 + 1
         clock.set(clock.now() + rest)
         #expect(try store.devicesAndActivities().isEmpty, "past 8 h plus the dismissal window: gone")
+    }
+
+    /// A store that fails behind a request: the app gets the 500, and the
+    /// failure (request, store path, SQLite's reason) reaches the log.
+    @Test func aStoreFailureBehindA500IsLogged() throws {
+        let directory = NSTemporaryDirectory() + "printbridge-api-broken-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try DeviceStore(directory: directory)
+        try store.database.execute("PRAGMA query_only = 1")  // every write now fails
+        let logged = Mutex<[String]>([])
+        let api = ControlAPI(
+            store: store, apiToken: nil, apns: .init(configured: true, bundleID: "b", production: false),
+            storeFailed: { line in logged.withLock { $0.append(line) } })
+        let reply = api.handle(HTTPRequest(method: "POST", path: "/api/devices/register", body: Array(registerBody(phone).utf8)))
+        #expect(reply.status == 500)
+        let lines = logged.withLock { $0 }
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("POST /api/devices/register") == true, "\(lines)")
+        #expect(lines.first?.contains(store.path) == true && lines.first?.contains("readonly") == true, "\(lines)")
     }
 
     @Test func byPrinterNeverShowsAWholeToken() async throws {

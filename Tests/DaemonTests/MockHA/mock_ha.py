@@ -34,8 +34,9 @@ subscriber every S seconds, re-numbered with the subscription id.
                     household state_changed event, [event, reply]
 --huge-event MB     right after the subscription, one state_changed event of
                     about MB megabytes (a printer entity, its state unchanged,
-                    with a huge attribute of many small entries), sent in
-                    64 KB fragments
+                    with a huge attribute of many small entries), sent as
+                    one frame as HA's writer sends every message
+                    (websocket_api/http.py, _writer: send_bytes_text)
 --rename OLD=NEW    rename entity ids (substring) in the recording, e.g. to
                     localised ids; repeatable
 --registry FILE     answer config/entity_registry/list_for_display with the
@@ -283,7 +284,7 @@ class MockHA:
             blob = {f"k{i}": i for i in range(int(self.args.huge_event * 60000))}
             event = self.event(entity, current["state"], dict(current.get("attributes", {}), blob=blob))
             text = json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
-            await ws.send(text[i:i + 65536] for i in range(0, len(text), 65536))
+            await ws.send(text)
             self.stats["huge_event_bytes"] = len(text)
             self.write_stats()
         if self.args.start_delay:

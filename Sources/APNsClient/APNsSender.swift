@@ -52,9 +52,6 @@ public final class APNsSender: PushSender {
     /// Provider tokens made so far.
     public var providerTokenRenewals: Int { tokens.withLock { $0.renewals } }
 
-    /// Silent connections replaced so far (`CurlHTTP2Client.Options.stallTimeout`).
-    public var replacedConnections: Int { client.replacedConnections }
-
     /// Stops the connection after letting pushes in flight finish (bounded).
     public func shutdown(grace: Double = 5) {
         client.shutdown(grace: grace)

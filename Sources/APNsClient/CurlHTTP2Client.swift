@@ -97,8 +97,6 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     /// When the connection last gave an answer (or requests began to wait after a quiet spell).
     private var lastAnswer = 0.0
-    /// Silent connections replaced so far.
-    private let replaced = Mutex(0)
     /// The sockets libcurl has open (its connections), told by its socket
     /// callbacks. An object of its own: libcurl closes connections (and calls
     /// back) while `deinit` cleans up the multi handle.
@@ -298,9 +296,6 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         }
     }
 
-    /// Silent connections replaced so far.
-    public var replacedConnections: Int { replaced.withLock { $0 } }
-
     /// Requests have waited `stallTimeout` with nothing back: shut down the
     /// sockets they wait on, so libcurl drops that connection.
     private func replaceIfSilent() {
@@ -319,7 +314,6 @@ public final class CurlHTTP2Client: @unchecked Sendable {
         lastAnswer = now
         guard sent, !openSockets.sockets.isEmpty else { return }
         for socket in openSockets.sockets { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
-        replaced.withLock { $0 += 1 }
         options.onConnectionReplaced?(transfers.count)
     }
 

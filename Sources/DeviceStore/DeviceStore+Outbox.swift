@@ -30,16 +30,6 @@ extension DeviceStore {
         }
     }
 
-    /// The highest sequence number ever stored (0 for none): new entries
-    /// continue after it.
-    public func lastOutboxSequence() throws(Error) -> Int {
-        try run { () throws(SQLiteDatabase.Error) in
-            var last = 0
-            try database.query("SELECT COALESCE(MAX(sequence), 0) FROM outbox") { last = $0.integer(0) }
-            return last
-        }
-    }
-
     /// One change, in one transaction: the printers' new memory, the ended
     /// activities' tokens removed, the pushes it made queued, and the
     /// pushes APNs has settled since taken out.

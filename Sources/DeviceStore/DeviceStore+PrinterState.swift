@@ -27,14 +27,6 @@ extension DeviceStore {
         }
     }
 
-    /// Saves printers' states, all in one transaction.
-    public func saveNotificationStates(_ states: [String: PrinterNotificationState]) throws(Error) {
-        guard !states.isEmpty else { return }
-        try run { () throws(SQLiteDatabase.Error) in
-            try database.transaction { () throws(SQLiteDatabase.Error) in try writeStates(states) }
-        }
-    }
-
     /// Writes printers' states (inside the caller's transaction).
     func writeStates(_ states: [String: PrinterNotificationState]) throws(SQLiteDatabase.Error) {
         let now = clock.now().seconds

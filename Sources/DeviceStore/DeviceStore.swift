@@ -337,17 +337,6 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    /// Drops the Live Activity tokens of ended activities.
-    public func removeActivityTokens(_ ended: [PushPlanner.ActivityEnd]) throws(Error) {
-        try run { () throws(SQLiteDatabase.Error) in
-            try database.transaction { () throws(SQLiteDatabase.Error) in
-                for end in ended {
-                    try database.query("DELETE FROM activities WHERE token = ?", [.text(end.token)])
-                }
-            }
-        }
-    }
-
     /// APNs's verdict on a token, made permanent: a dead device token deletes
     /// its device, a wrong one disables it; refused activity and push-to-start
     /// tokens are dropped.

@@ -29,14 +29,15 @@ final class OutboxDelivery: Sendable {
 
     init(
         sender: any PushSender, writer: StoreWriter, metrics: AgentMetrics, logger: Logger,
-        clock: any EpochClock = SystemClock(), outbox: Outbox = Outbox(), lastSequence: Int
+        clock: any EpochClock = SystemClock(), outbox: Outbox = Outbox()
     ) {
         self.sender = sender
         self.writer = writer
         self.metrics = metrics
         self.logger = logger
         self.clock = clock
-        state = Mutex(State(outbox: outbox, lastSequence: lastSequence))
+        // Sequences continue after the highest the store kept (`restore`).
+        state = Mutex(State(outbox: outbox, lastSequence: 0))
     }
 
     /// Attempts handed to APNs and not yet answered.

@@ -120,7 +120,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         run.finish(onPush: onPush, onDiagnostic: { StandardStreams.err("printbridge: \($0)") })
         output.flush()
-        do { try store?.saveNotificationStates(run.notificationStates) } catch {
+        do { try store?.commit(states: run.notificationStates) } catch {
             StandardStreams.err("printbridge: \(error)")
         }
         let elapsed = StandardStreams.monotonicSeconds() - started

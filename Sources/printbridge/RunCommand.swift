@@ -64,13 +64,11 @@ struct RunCommand: AsyncParsableCommand {
         let remembered: [String: PrinterNotificationState]
         let watchingSince: EpochTime
         let kept: [Outbox.Entry]
-        let lastSequence: Int
         do {
             deviceList = try store.devicesAndActivities()
             remembered = try store.notificationStates()
             watchingSince = try store.watchingSince()
             kept = try store.outbox()
-            lastSequence = try store.lastOutboxSequence()
         } catch {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config
@@ -136,8 +134,7 @@ struct RunCommand: AsyncParsableCommand {
         let delivery = sender.map { sender in
             OutboxDelivery(
                 sender: sender, writer: writer, metrics: metrics, logger: logger,
-                outbox: Outbox(firstRetryDelay: min(2, retryMaximum), maximumRetryDelay: retryMaximum),
-                lastSequence: lastSequence)
+                outbox: Outbox(firstRetryDelay: min(2, retryMaximum), maximumRetryDelay: retryMaximum))
         }
         delivery?.restore(kept)
         do {

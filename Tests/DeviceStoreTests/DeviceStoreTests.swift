@@ -81,7 +81,7 @@ let activity = String(repeating: "ef", count: 40)
         var devices = try store.devices()
         #expect(devices.map { $0.activityTokens["x1c"] } == [activity, activity + "00"], "two phones, two tokens")
         #expect(devices[0].pushToStartToken == activity + "11")
-        try store.removeActivityTokens([PushPlanner.ActivityEnd(deviceID: a, prefix: "x1c", token: activity)])
+        try store.commit(endedActivities: [PushPlanner.ActivityEnd(deviceID: a, prefix: "x1c", token: activity)])
         devices = try store.devices()
         #expect(devices[0].activityTokens.isEmpty && devices[1].activityTokens["x1c"] == activity + "00")
     }
@@ -107,7 +107,7 @@ let activity = String(repeating: "ef", count: 40)
         #expect(try store.setActivityToken(activity + "22", printerPrefix: "x1c", deviceID: a))
         #expect(try store.devices()[0].activityTokens == ["x1c": activity + "22"])
         // Ended, or past iOS's 8 hours (plus an hour): gone.
-        try store.removeActivityTokens([PushPlanner.ActivityEnd(deviceID: "activity-x", prefix: "x1c", token: activity)])
+        try store.commit(endedActivities: [PushPlanner.ActivityEnd(deviceID: "activity-x", prefix: "x1c", token: activity)])
         all = try store.devicesAndActivities()
         #expect(all.filter { !$0.receivesAlerts }.map { $0.activityTokens["x1c"] } == [activity + "00"])
         temp.clock.set(temp.clock.now() + DeviceStore.activityLifetime + 1)
@@ -158,11 +158,11 @@ let activity = String(repeating: "ef", count: 40)
             "a1": PrinterNotificationState(
                 lastStatus: .idle, heldStatus: .running, heldDue: EpochTime(seconds: 1_795_165_205), heldFile: "cube.3mf"),
         ]
-        try temp.open().saveNotificationStates(states)
+        try temp.open().commit(states: states)
         #expect(try temp.open().notificationStates() == states)
         var changed = states
         changed["x1c"]?.lastStatus = .paused
-        try temp.open().saveNotificationStates(changed)
+        try temp.open().commit(states: changed)
         #expect(try temp.open().notificationStates() == changed)
     }
 
@@ -175,7 +175,7 @@ let activity = String(repeating: "ef", count: 40)
             state.milestonesSent = step.isMultiple(of: 3) ? [] : [25, 50]
             state.milestoneReference = step.isMultiple(of: 5) ? nil : Double(step)
             state.liveActivityDue = step.isMultiple(of: 7) ? EpochTime(seconds: Double(step)) : nil
-            try store.saveNotificationStates(["x1c": state, "p\(step % 3)": state])
+            try store.commit(states: ["x1c": state, "p\(step % 3)": state])
             // Another connection (as after a crash) sees each commit at once,
             // without waiting for the background sync.
             #expect(try temp.open().notificationStates()["x1c"] == state)

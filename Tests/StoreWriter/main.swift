@@ -13,7 +13,7 @@ while true {
     let hex = String(count, radix: 16)
     let token = String(repeating: "0", count: 64 - hex.count) + hex
     _ = try store.register(apnsToken: token, haURL: "http://ha:8123", printerPrefix: "x1c", printerName: nil)
-    try store.saveNotificationStates(["x1c": .init(lastStatus: .running, printID: "print-\(count)")])
+    try store.commit(states: ["x1c": .init(lastStatus: .running, printID: "print-\(count)")])
     count += 1
     print(count)
     fflush(nil)

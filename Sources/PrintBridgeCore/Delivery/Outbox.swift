@@ -87,9 +87,6 @@ public struct Outbox: Sendable {
     /// The next time `due(at:)` has something to do.
     public var nextDeadline: EpochTime? { lanes.values.compactMap(\.retryAt).min() }
 
-    /// Every unsettled entry, in sequence order.
-    public var entries: [Entry] { lanes.values.flatMap(\.entries).sorted { $0.sequence < $1.sequence } }
-
     /// Takes the pushes the store kept at start-up, all at once, so a Live
     /// Activity update that a later update or end made pointless is not sent.
     public mutating func restore(_ entries: [Entry], now: EpochTime) -> Actions {

@@ -14,6 +14,10 @@ command -v systemd-analyze >/dev/null || missing+=(systemd)
 [ -x /bin/kill ] || missing+=(procps)
 # zbarimg reads back the pairing QR codes the tests make.
 command -v zbarimg >/dev/null || missing+=(zbar-tools)
+# A real browser loads the status page (headless chromium); curl asks it
+# what a browser asks before it has the token.
+command -v chromium >/dev/null || missing+=(chromium fonts-dejavu-core)
+command -v curl >/dev/null || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   run apt-get update -qq && run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

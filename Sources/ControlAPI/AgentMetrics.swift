@@ -22,6 +22,38 @@ public final class AgentMetrics: Sendable {
         var outboxCount = 0
         var outboxOldest: Double?
         var failedAttempts = 0
+        /// The last pushes' ends, newest last, for the status page.
+        var recentPushes: [RecentPush] = []
+    }
+
+    /// How many ended pushes the status page shows.
+    public static let recentPushLimit = 20
+
+    /// One push's end as the status page shows it (token shortened).
+    public struct RecentPush: Sendable, Hashable {
+        public var at: EpochTime
+        public var kind: Push.Kind
+        public var event: Push.Event
+        public var printer: String
+        public var device: String
+        /// delivered, rejected, expired, superseded or dry_run.
+        public var outcome: String
+        /// APNs's reason for a rejection, empty otherwise.
+        public var reason: String
+    }
+
+    /// What the status page shows of the agent's connections and pushes.
+    public struct Overview: Sendable {
+        public var haConnected: Bool
+        /// Seconds since the connection was lost (or since start, never connected).
+        public var haAwaySeconds: Int
+        public var haReconnects: Int
+        public var lastEventAge: Int?
+        public var apnsMode: String
+        public var apnsLastPush: String
+        public var outbox: Int
+        /// The last pushes' ends, newest first.
+        public var recentPushes: [RecentPush]
     }
 
     struct PushKey: Hashable, Comparable {
@@ -103,7 +135,28 @@ public final class AgentMetrics: Sendable {
     /// A push's end: `outcome` delivered, rejected, expired, superseded or dry_run.
     public func push(_ push: Push, outcome: String, reason: String = "") {
         let key = PushKey(type: push.kind.rawValue, event: push.event.rawValue, outcome: outcome, reason: reason)
-        state.withLock { $0.pushes[key, default: 0] += 1 }
+        let recent = RecentPush(
+            at: clock.now(), kind: push.kind, event: push.event, printer: push.printerPrefix, device: push.shortToken,
+            outcome: outcome, reason: reason)
+        state.withLock {
+            $0.pushes[key, default: 0] += 1
+            $0.recentPushes.append(recent)
+            if $0.recentPushes.count > Self.recentPushLimit { $0.recentPushes.removeFirst() }
+        }
+    }
+
+    /// The connections and the last pushes, for the status page.
+    public func overview() -> Overview {
+        let now = clock.now().seconds
+        return state.withLock { state in
+            Overview(
+                haConnected: state.haConnected,
+                haAwaySeconds: state.haConnected ? 0 : Int(now - (state.haDisconnectedSince ?? now)),
+                haReconnects: state.haReconnects, lastEventAge: state.lastEvent.map { max(0, Int(now - $0)) },
+                apnsMode: apnsMode,
+                apnsLastPush: state.apnsReachable.map { $0 ? "answered" : "unanswered" } ?? "none",
+                outbox: state.outboxCount, recentPushes: state.recentPushes.reversed())
+        }
     }
 
     /// One attempt at APNs: `answered` when APNs gave an HTTP answer.

@@ -23,8 +23,8 @@ public struct ControlAPI: Sendable {
     let store: DeviceStore
     let apiToken: String?
     let apns: APNsStatus
-    /// The printers' current state as a JSON array (from the daemon's cache).
-    let printers: @Sendable () -> String
+    /// The printers' current state (from the daemon's cache), by prefix.
+    let printers: @Sendable () -> [PrinterSnapshot]
     /// Called after any change to devices or tokens, so the daemon reloads them.
     let devicesChanged: @Sendable () -> Void
     /// Serves /metrics and a readiness /healthz when given.
@@ -35,7 +35,7 @@ public struct ControlAPI: Sendable {
     let storeFailed: @Sendable (String) -> Void
 
     public init(
-        store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> String = { "[]" },
+        store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
         devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil,
         trustedNetworks: TrustedNetworks = TrustedNetworks(), storeFailed: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -62,6 +62,18 @@ public struct ControlAPI: Sendable {
             guard request.method == "GET" else { return methodNotAllowed("GET") }
             guard let metrics else { return APIError.response(404, "Not found") }
             return HTTPResponse(status: 200, body: metrics.exposition(), contentType: "text/plain; version=0.0.4")
+        }
+        if parts.isEmpty {
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            guard authorized(request) else {
+                // A browser asks for the token: any user name, the token as password.
+                var response = HTTPResponse(
+                    status: 401, body: "PrintBridge: the status page needs the API token as the password.\n",
+                    contentType: "text/plain; charset=utf-8")
+                response.extraHeaders = [("WWW-Authenticate", #"Basic realm="PrintBridge", charset="UTF-8""#)]
+                return response
+            }
+            return statusPage()
         }
         guard parts.first == "api" else { return APIError.response(404, "Not found") }
         guard authorized(request) else {
@@ -102,8 +114,10 @@ public struct ControlAPI: Sendable {
                 ]))
             case (["config", "apns", "init"], _): return methodNotAllowed("POST")
             case (["printers"], "GET"):
-                return HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("printers", printers())]))
+                return HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("printers", APIJSON.printers(printers()))]))
             case (["printers"], _): return methodNotAllowed("GET")
+            case (let p, "GET") where p.count == 3 && p[0] == "printers" && p[2] == "history": return try history(p[1])
+            case (let p, _) where p.count == 3 && p[0] == "printers" && p[2] == "history": return methodNotAllowed("GET")
             default: return APIError.response(404, "Not found")
             }
         } catch let error as Invalid {
@@ -119,11 +133,43 @@ public struct ControlAPI: Sendable {
         var details: [String: [String]]
     }
 
+    /// The status page, from the daemon's state and the store.
+    private func statusPage() -> HTTPResponse {
+        let devices: [Device]
+        let history: [PrintRecord]
+        do {
+            devices = try store.devicesAndActivities()
+            history = try store.printHistory(limit: 200)
+        } catch {
+            storeFailed("GET /: \(error)")
+            return HTTPResponse(
+                status: 500, body: "PrintBridge: the device store failed; see the agent's log.\n",
+                contentType: "text/plain; charset=utf-8")
+        }
+        let page = StatusPage.render(StatusPage.Model(
+            overview: metrics?.overview(), printers: printers(), devices: devices, history: history,
+            now: SystemClock().now()))
+        var response = HTTPResponse(status: 200, body: page, contentType: "text/html; charset=utf-8")
+        response.extraHeaders = [("Cache-Control", "no-store")]
+        return response
+    }
+
+    /// The API token as a Bearer token, or as the password of HTTP Basic
+    /// (what a browser sends for the status page), compared in constant time.
     private func authorized(_ request: HTTPRequest) -> Bool {
         guard let apiToken else { return true }
         if let peer = request.peer, trustedNetworks.contains(peer) { return true }
-        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else { return false }
-        let given = Array(header.dropFirst(7).utf8)
+        guard let header = request.headers["authorization"] else { return false }
+        let given: [UInt8]
+        if header.lowercased().hasPrefix("bearer ") {
+            given = Array(header.dropFirst(7).utf8)
+        } else if header.lowercased().hasPrefix("basic "), let decoded = Base64.decode(header.dropFirst(6)),
+            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+        {
+            given = Array(decoded[(colon + 1)...])
+        } else {
+            return false
+        }
         let expected = Array(apiToken.utf8)
         // Compare in constant time so the token cannot be guessed byte by byte.
         var difference = given.count == expected.count ? 0 : 1
@@ -239,6 +285,19 @@ public struct ControlAPI: Sendable {
             ])
         }
         return HTTPResponse(status: 200, body: #"{"success":true,"devices":["# + rows.joined(separator: ",") + "]}")
+    }
+
+    /// A printer's last prints, newest first (404 for a printer neither
+    /// watched now nor in the history).
+    private func history(_ prefix: String) throws -> HTTPResponse {
+        let records = try store.printHistory(printer: prefix)
+        guard !records.isEmpty || printers().contains(where: { $0.prefix == prefix }) else {
+            return APIError.response(404, "Printer not found")
+        }
+        return HTTPResponse(status: 200, body: JSONText.object([
+            ("success", "true"), ("printer", JSONText.quoted(prefix)),
+            ("prints", "[" + records.map(APIJSON.print).joined(separator: ",") + "]"),
+        ]))
     }
 
     /// The seed's body names only the printer; an optional deviceId picks the

@@ -30,17 +30,19 @@ extension DeviceStore {
         }
     }
 
-    /// One change, in one transaction: the printers' new memory, the ended
-    /// activities' tokens removed, the pushes it made queued, and the
-    /// pushes APNs has settled since taken out.
+    /// One change, in one transaction: the printers' new memory, the prints
+    /// that ended, the ended activities' tokens removed, the pushes it made
+    /// queued, and the pushes APNs has settled since taken out.
     public func commit(
-        states: [String: PrinterNotificationState] = [:], endedActivities: [PushPlanner.ActivityEnd] = [],
-        enqueue: [Outbox.Entry] = [], settled: [Int] = []
+        states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
+        endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = []
     ) throws(Error) {
-        guard !states.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty else { return }
+        guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
+        else { return }
         try run { () throws(SQLiteDatabase.Error) in
             try database.transaction { () throws(SQLiteDatabase.Error) in
                 try writeStates(states)
+                try writeHistory(prints)
                 for end in endedActivities {
                     try database.query("DELETE FROM activities WHERE token = ?", [.text(end.token)])
                 }

@@ -86,5 +86,22 @@ enum StoreSchema {
             payload TEXT NOT NULL
         );
         """,
+        // 5: print history: each print that ended, the last 500 per printer.
+        """
+        CREATE TABLE print_history (
+            print_id TEXT PRIMARY KEY,
+            printer_prefix TEXT NOT NULL,
+            printer_name TEXT,
+            file TEXT,
+            started_at REAL NOT NULL,
+            ended_at REAL NOT NULL,
+            outcome TEXT NOT NULL,
+            reason TEXT,
+            progress REAL,
+            current_layer INTEGER,
+            total_layers INTEGER
+        );
+        CREATE INDEX print_history_by_printer ON print_history (printer_prefix, ended_at);
+        """,
     ]
 }

@@ -17,8 +17,8 @@ enum APISetup {
         let devicesChanged = Mutex(false)
         /// Set by SIGHUP: re-read the settings file.
         let settingsReload = Mutex(false)
-        /// The printers as JSON, refreshed by the loop when a printer changes.
-        let printersJSON = Mutex("[]")
+        /// The printers, refreshed by the loop when a printer changes.
+        let printers = Mutex<[PrinterSnapshot]>([])
     }
 
     /// The server, or nil when API_LISTEN is "off". Exit 78 for bad settings.
@@ -37,9 +37,12 @@ enum APISetup {
         if let text = StandardStreams.environment("API_TRUSTED_NETWORKS"), !trusted.isEmpty, token != nil {
             logger.warning("the API accepts requests without a token from \(text) (API_TRUSTED_NETWORKS)")
         }
+        if StandardStreams.environment("SUPERVISOR_TOKEN") != nil, token != nil {
+            logger.info("Home Assistant's ingress proxy (\(supervisorAddress)) opens the status page without the API token")
+        }
         let api = ControlAPI(
             store: store, apiToken: token, apns: apns,
-            printers: { shared.printersJSON.withLock { $0 } },
+            printers: { shared.printers.withLock { $0 } },
             devicesChanged: { shared.devicesChanged.withLock { $0 = true } }, metrics: metrics,
             trustedNetworks: trusted,
             storeFailed: { logger.error("the app's request failed in the device store: \($0)") })
@@ -91,9 +94,21 @@ enum APISetup {
         return (host, port, token)
     }
 
+    /// Home Assistant's Supervisor, which proxies ingress requests (the
+    /// status page in HA's sidebar) to an add-on: the third address of the
+    /// hassio network, 172.30.32.0/23 (supervisor/docker/network.py,
+    /// `DockerNetwork.supervisor`).
+    static let supervisorAddress = "172.30.32.2/32"
+
     /// API_TRUSTED_NETWORKS, checked: networks whose clients need no token.
+    /// Inside an add-on (SUPERVISOR_TOKEN set) the Supervisor's ingress
+    /// proxy is trusted too: Home Assistant has already logged the user in.
     static func trustedNetworks() throws -> TrustedNetworks {
-        guard let text = StandardStreams.environment("API_TRUSTED_NETWORKS") else { return TrustedNetworks() }
+        var text = StandardStreams.environment("API_TRUSTED_NETWORKS") ?? ""
+        if StandardStreams.environment("SUPERVISOR_TOKEN") != nil {
+            text += (text.isEmpty ? "" : ",") + supervisorAddress
+        }
+        guard !text.isEmpty else { return TrustedNetworks() }
         do throws(TrustedNetworks.ParseError) { return try TrustedNetworks(parsing: text) } catch {
             StandardStreams.err("printbridge: API_TRUSTED_NETWORKS: \(error)")
             throw ExitCodes.config
@@ -110,24 +125,5 @@ enum APISetup {
             throw ExitCodes.config
         }
         return token
-    }
-
-    /// The printers as the API shows them.
-    static func printersJSON(_ cache: PrinterCache) -> String {
-        "[" + cache.printers.keys.sorted().compactMap { cache[$0] }.map { printer in
-            func number(_ value: Double?) -> String { value.map { String(Int($0.rounded())) } ?? "null" }
-            return JSONText.object([
-                ("prefix", JSONText.quoted(printer.prefix)),
-                ("name", printer.displayName.map(JSONText.quoted) ?? "null"),
-                ("status", printer.status.map { JSONText.quoted($0.rawValue) } ?? "null"),
-                ("progress", number(printer.progress)),
-                ("currentLayer", printer.currentLayer.map(String.init) ?? "null"),
-                ("totalLayers", printer.totalLayers.map(String.init) ?? "null"),
-                ("remainingSeconds", printer.remainingSeconds.map(String.init) ?? "null"),
-                ("nozzleTemp", number(printer.nozzleTemp)), ("bedTemp", number(printer.bedTemp)),
-                ("filename", printer.fileName.map(JSONText.quoted) ?? "null"),
-                ("lastUpdated", printer.lastUpdated.map { JSONText.quoted(ISO8601.format($0)) } ?? "null"),
-            ])
-        }.joined(separator: ",") + "]"
     }
 }

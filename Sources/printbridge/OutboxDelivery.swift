@@ -56,7 +56,8 @@ final class OutboxDelivery: Sendable {
 
     /// A change's pushes and memory: saved together, then sent.
     func submit(
-        _ pushes: [Push], states: [String: PrinterNotificationState], endedActivities: [PushPlanner.ActivityEnd]
+        _ pushes: [Push], states: [String: PrinterNotificationState], prints: [PrintRecord],
+        endedActivities: [PushPlanner.ActivityEnd]
     ) {
         let now = clock.now()
         var actions = Outbox.Actions()
@@ -69,7 +70,7 @@ final class OutboxDelivery: Sendable {
                 return Outbox.Entry(sequence: state.lastSequence, push: push)
             }
             // Queued to the writer before any answer can settle them.
-            writer.commit(states: states, endedActivities: endedActivities, enqueue: entries)
+            writer.commit(states: states, prints: prints, endedActivities: endedActivities, enqueue: entries)
             for entry in entries { actions.merge(state.outbox.add(entry, now: now)) }
         }
         carryOut(actions)

@@ -142,13 +142,15 @@ struct RunCommand: AsyncParsableCommand {
             var trimDue = false
             func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
                 for failure in output.failures { logger.error("\(failure)") }
+                for print in output.prints { RunLog.printEnded(print, logger) }
                 let changed = states.filter { output.changedPrinters.contains($0.key) }
                 if let delivery {
                     // Saved with their pushes, in one transaction; the pushes
                     // stay in the outbox until APNs has answered them.
-                    delivery.submit(output.pushes, states: changed, endedActivities: output.endedActivities)
+                    delivery.submit(
+                        output.pushes, states: changed, prints: output.prints, endedActivities: output.endedActivities)
                 } else {
-                    writer.commit(states: changed, endedActivities: output.endedActivities)
+                    writer.commit(states: changed, prints: output.prints, endedActivities: output.endedActivities)
                     for push in output.pushes {
                         metrics.push(push, outcome: "dry_run")
                         RunLog.dryRun(push, logger)
@@ -212,8 +214,8 @@ struct RunCommand: AsyncParsableCommand {
                     // The API's view of the printers, refreshed at most twice a second.
                     if pipeline.statistics.printerChanges != printersChanged {
                         printersChanged = pipeline.statistics.printerChanges
-                        let json = APISetup.printersJSON(pipeline.cache)
-                        shared.printersJSON.withLock { $0 = json }
+                        let printers = pipeline.cache.printers.keys.sorted().compactMap { pipeline.cache[$0] }
+                        shared.printers.withLock { $0 = printers }
                     }
                 case .connected:
                     metrics.haConnected()

@@ -36,6 +36,17 @@ enum RunLog {
         logger.info("push (dry run)", metadata: metadata)
     }
 
+    /// A print that ended, as the history records it.
+    static func printEnded(_ print: PrintRecord, _ logger: Logger) {
+        var metadata: Logger.Metadata = [
+            "printer.prefix": "\(print.printer)", "print.outcome": "\(print.outcome.rawValue)",
+            "print.duration_seconds": .stringConvertible(print.durationSeconds),
+        ]
+        if let file = print.file { metadata["print.file"] = "\(file)" }
+        if let reason = print.reason { metadata["print.reason"] = "\(reason)" }
+        logger.info("print ended: \(print.outcome.rawValue)", metadata: metadata)
+    }
+
     /// How a push ended at APNs.
     static func outcome(_ push: Push, _ outcome: PushOutcome, _ logger: Logger) {
         var metadata = Self.metadata(push)

@@ -21,16 +21,18 @@ struct StoreWriter: Sendable {
         self.logger = logger
     }
 
-    /// Queues one change: printers' states, ended activities' token removals,
-    /// new outbox entries and settled ones.
+    /// Queues one change: printers' states, ended prints, ended activities'
+    /// token removals, new outbox entries and settled ones.
     func commit(
-        states: [String: PrinterNotificationState] = [:], endedActivities: [PushPlanner.ActivityEnd] = [],
-        enqueue: [Outbox.Entry] = [], settled: [Int] = []
+        states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
+        endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = []
     ) {
-        guard !states.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty else { return }
+        guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
+        else { return }
         queue.async { [store, logger] in
             do {
-                try store.commit(states: states, endedActivities: endedActivities, enqueue: enqueue, settled: settled)
+                try store.commit(
+                    states: states, prints: prints, endedActivities: endedActivities, enqueue: enqueue, settled: settled)
             } catch {
                 logger.error("could not write to the device store: \(error)", metadata: ["store.path": "\(store.path)"])
             }

@@ -20,7 +20,11 @@ import Testing
         let api = ControlAPI(
             store: store, apiToken: Self.apiToken,
             apns: .init(configured: true, bundleID: "com.samduncan.PrinterMonitor", production: false),
-            printers: { #"[{"prefix":"x1c","status":"running"}]"# })
+            printers: {
+                var printer = PrinterSnapshot(prefix: "x1c")
+                printer.rawStatus = "running"
+                return [printer]
+            })
         server = try HTTPServer(host: "127.0.0.1", port: 0) { api.handle($0) }
         server.start()
     }
@@ -250,7 +254,7 @@ import Testing
             "GET /healthz", "GET /metrics", "POST /api/devices/register", "PATCH /api/devices/{deviceId}/settings",
             "DELETE /api/devices/{deviceId}", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
             "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "POST /api/config/apns/init",
-            "GET /api/printers",
+            "GET /api/printers", "GET /api/printers/{prefix}/history", "GET /",
         ]
         #expect(documented == served)
         // And nothing undocumented answers: other methods on documented paths are 405.

@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 4)
+        #expect(store.schemaVersion == 5)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 4)
+        #expect(try temp.open().schemaVersion == 5)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {

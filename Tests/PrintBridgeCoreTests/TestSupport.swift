@@ -50,6 +50,8 @@ struct PipelineHarness {
     let clock = ManualClock(EpochTime(seconds: 1_000_000))
     var pipeline: PrinterPipeline
     var pushes: [Push] = []
+    /// Prints that ended, for the history.
+    var prints: [PrintRecord] = []
 
     init(devices: [Device], configuration: PlannerConfiguration = .init(), restoring state: [String: PrinterNotificationState] = [:]) {
         pipeline = PrinterPipeline(
@@ -62,10 +64,12 @@ struct PipelineHarness {
     mutating func set(_ prefix: String, _ suffix: String, _ value: String, after: Double = 0,
                       attributes: [String: JSONValue] = [:]) -> [Push] {
         let time = clock.now() + after
-        var produced = pipeline.fireDue(upTo: time).pushes
+        let due = pipeline.fireDue(upTo: time)
         clock.set(time)
-        produced += pipeline.handle(HA.event(HA.entity(prefix, suffix), value, attributes: attributes, at: time.seconds)).pushes
+        let handled = pipeline.handle(HA.event(HA.entity(prefix, suffix), value, attributes: attributes, at: time.seconds))
+        let produced = due.pushes + handled.pushes
         pushes += produced
+        prints += due.prints + handled.prints
         return produced
     }
 
@@ -73,10 +77,11 @@ struct PipelineHarness {
     @discardableResult
     mutating func wait(_ seconds: Double) -> [Push] {
         let time = clock.now() + seconds
-        let produced = pipeline.fireDue(upTo: time).pushes
+        let due = pipeline.fireDue(upTo: time)
         clock.set(time)
-        pushes += produced
-        return produced
+        pushes += due.pushes
+        prints += due.prints
+        return due.pushes
     }
 
     /// Brings a printer to a running print, first seen idle (a baseline),
@@ -118,6 +123,7 @@ extension PrinterPipeline {
         for input in reader.inputs(from: message) {
             let produced = handle(input)
             output.pushes += produced.pushes
+            output.prints += produced.prints
             output.endedActivities += produced.endedActivities
             output.failures += produced.failures
             output.changedPrinters.formUnion(produced.changedPrinters)

@@ -23,11 +23,14 @@ public struct PrinterPipeline: Sendable {
         public var failures: [String] = []
         /// Printers whose notification state changed and should be saved.
         public var changedPrinters: Set<String> = []
+        /// Prints that ended, for the history (saved with the printers' state).
+        public var prints: [PrintRecord] = []
 
         public init() {}
 
         mutating func add(_ plan: PushPlanner.Plan, prefix: String?) {
             pushes += plan.pushes
+            prints += plan.prints
             failures += plan.failures
             endedActivities += plan.endedActivities
             if plan.stateChanged, let prefix { changedPrinters.insert(prefix) }

@@ -23,9 +23,12 @@ public struct PushPlanner: Sendable {
         public var stateChanged = false
         /// Printers whose state `fireDue` changed.
         public var changedPrinters: Set<String> = []
+        /// Prints that ended in this plan, for the history.
+        public var prints: [PrintRecord] = []
 
         mutating func add(_ builder: PushBuilder) {
             pushes += builder.plan.pushes
+            prints += builder.plan.prints
             failures += builder.plan.failures
             endedActivities += builder.plan.endedActivities
         }
@@ -258,11 +261,50 @@ public struct PushPlanner: Sendable {
             builder.liveActivityEnd(status: status)
             state.lastLiveActivityPush = nil
             state.liveActivityDue = nil
+            record(transition, status: status, state: state, builder: &builder)
         case .abandoned:
             builder.liveActivityEnd(status: .idle)
             state.lastLiveActivityPush = nil
             state.liveActivityDue = nil
+            record(transition, status: .idle, state: state, builder: &builder)
         }
+    }
+
+    /// The ended print, for the history: its readings as the last pushes told them.
+    private func record(
+        _ transition: Transition, status: PrintStatus, state: PrinterNotificationState, builder: inout PushBuilder
+    ) {
+        let snapshot = builder.snapshot
+        let now = builder.now
+        let printID = state.printID ?? Self.printID(snapshot, now: now)
+        let outcome: PrintRecord.Outcome
+        var reason: String?
+        switch status {
+        case .complete: outcome = .complete
+        case .cancelled:
+            outcome = .cancelled
+            reason = "cancelled by the user"
+        case .failed:
+            outcome = .failed
+            // pybambu's PrintError writes the code as "0700_8006" for "0700-8006".
+            reason = snapshot.errorCode.map { "print error \(PrintRecord.bambuNotation($0))" }
+        default:
+            outcome = .abandoned
+            reason = "the printer went \(snapshot.status?.rawValue ?? "idle") without finishing"
+        }
+        let content = snapshot.contentState(status: status)
+        // Both ends by HA's clock where HA gave them (the status entity's
+        // last_changed), so a duration never mixes two machines' clocks and
+        // a recording replays with its own times.
+        let started = PrintRecord.startTime(ofPrintID: printID) ?? snapshot.printBeganAt ?? now
+        let ended = snapshot.changedAt[.status].flatMap { $0 >= started ? $0 : nil } ?? now
+        builder.plan.prints.append(PrintRecord(
+            printID: printID, printer: snapshot.prefix, printerName: builder.printerName, file: snapshot.fileName,
+            startedAt: started, endedAt: ended,
+            outcome: outcome, reason: reason,
+            progress: status == .complete ? 100 : snapshot.progress,
+            currentLayer: snapshot.currentLayer.map { _ in content.currentLayer },
+            totalLayers: snapshot.totalLayers))
     }
 
     /// "<prefix>-<seconds>": when the printer's status last changed by HA's

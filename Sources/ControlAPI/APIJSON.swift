@@ -1,0 +1,45 @@
+import PrintBridgeCore
+
+/// The JSON the API (and `printbridge history --format json`) writes for
+/// printers and prints, keys in a fixed order for people reading it.
+public enum APIJSON {
+    /// The printers as GET /api/printers shows them.
+    public static func printers(_ printers: [PrinterSnapshot]) -> String {
+        "[" + printers.map { printer in
+            JSONText.object([
+                ("prefix", JSONText.quoted(printer.prefix)),
+                ("name", optional(printer.displayName)),
+                ("status", optional(printer.status?.rawValue)),
+                ("progress", rounded(printer.progress)),
+                ("currentLayer", printer.currentLayer.map(String.init) ?? "null"),
+                ("totalLayers", printer.totalLayers.map(String.init) ?? "null"),
+                ("remainingSeconds", printer.remainingSeconds.map(String.init) ?? "null"),
+                ("nozzleTemp", rounded(printer.nozzleTemp)), ("bedTemp", rounded(printer.bedTemp)),
+                ("filename", optional(printer.fileName)),
+                ("lastUpdated", optional(printer.lastUpdated.map(ISO8601.format))),
+            ])
+        }.joined(separator: ",") + "]"
+    }
+
+    /// One print of the history.
+    public static func print(_ record: PrintRecord) -> String {
+        JSONText.object([
+            ("printId", JSONText.quoted(record.printID)),
+            ("printer", JSONText.quoted(record.printer)),
+            ("printerName", optional(record.printerName)),
+            ("file", optional(record.file)),
+            ("startedAt", JSONText.quoted(ISO8601.format(record.startedAt))),
+            ("endedAt", JSONText.quoted(ISO8601.format(record.endedAt))),
+            ("durationSeconds", String(record.durationSeconds)),
+            ("outcome", JSONText.quoted(record.outcome.rawValue)),
+            ("reason", optional(record.reason)),
+            ("progress", record.progress.map { JSONText.encode(.number(($0 * 100).rounded() / 100)) } ?? "null"),
+            ("currentLayer", record.currentLayer.map(String.init) ?? "null"),
+            ("totalLayers", record.totalLayers.map(String.init) ?? "null"),
+        ])
+    }
+
+    private static func optional(_ text: String?) -> String { text.map(JSONText.quoted) ?? "null" }
+
+    private static func rounded(_ value: Double?) -> String { value.map { String(Int($0.rounded())) } ?? "null" }
+}

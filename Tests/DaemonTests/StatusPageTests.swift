@@ -1,0 +1,157 @@
+import Foundation
+import FoundationNetworking
+import TestSupport
+import Testing
+
+/// The status page and the print history, from a running agent, seen the
+/// way people see them: in a real browser (Debian's chromium, headless),
+/// through Home Assistant's ingress path, and from `printbridge history`.
+@Suite(.serialized) struct StatusPageTests {
+    static let x1c = "x1c_00m09a350100123"
+    /// Where the browser's screenshot is kept (.build is not committed).
+    static let artifacts = DaemonTests.root + "/.build/test-artifacts"
+
+    /// The agent after a whole print, with a second phone registered
+    /// through the API (milestones off), and the API port.
+    func agentAfterAPrint(environment: [String: String] = [:]) async throws -> (DaemonTests.Agent, Int, DaemonTests.MockHA) {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2"])
+        let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile(), environment: environment)
+        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening on 127.0.0.1:") })
+        let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }
+        let port = try #require(listening?["api.port"] as? Int)
+        let register = try await call(port, "POST", "/api/devices/register", body: #"{"apnsToken":"\#(String(repeating: "9f", count: 32))","haUrl":"http://ha:8123","printerPrefix":"\#(Self.x1c)","printerName":"Workshop"}"#)
+        let deviceID = try #require(register.json["deviceId"] as? String)
+        #expect(try await call(port, "PATCH", "/api/devices/\(deviceID)/settings", body: #"{"onMilestone":false}"#).status == 200)
+        #expect(agent.wait(upTo: 20) { agent.log.contains("print ended: complete") })
+        // The API's view of the printers follows at most half a second later.
+        for _ in 0..<20 {
+            let printers = try await call(port, "GET", "/api/printers").json["printers"] as? [[String: Any]]
+            if printers?.first?["status"] as? String == "complete" { break }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        return (agent, port, ha)
+    }
+
+    struct Reply {
+        var status: Int
+        var text: String
+        var json: [String: Any]
+        var headers: [AnyHashable: Any]
+    }
+
+    func call(_ port: Int, _ method: String, _ path: String, body: String? = nil, authorization: String? = "Bearer \(DaemonTests.apiToken)") async throws -> Reply {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        if let body { request.httpBody = Data(body.utf8) }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        return Reply(
+            status: http.statusCode, text: String(decoding: data, as: UTF8.self),
+            json: (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:], headers: http.allHeaderFields)
+    }
+
+    /// A GET with curl: status, lower-cased headers, body.
+    func curl(_ port: Int, _ path: String, user: String? = nil) throws -> (status: Int, headers: String, body: String) {
+        let result = try CommandRunner.execute(
+            "/usr/bin/curl", ["-s", "-i", "--max-time", "10"] + (user.map { ["-u", $0] } ?? []) + ["http://127.0.0.1:\(port)\(path)"],
+            directory: "/")
+        let parts = result.stdout.components(separatedBy: "\r\n\r\n")
+        let head = parts.first ?? ""
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return (status, head.lowercased(), parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// chromium --headless: the DOM as it rendered, and a phone-width screenshot.
+    func browse(_ url: String, screenshot: String? = nil) throws -> String {
+        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "chromium is installed by scripts/install-test-deps.sh")
+        let profile = DaemonTests.temporaryDirectory("chromium")
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        var arguments = ["-k", "5", "60", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--no-first-run", "--user-data-dir=\(profile)", "--window-size=390,1600", "--hide-scrollbars"]
+        if let screenshot { arguments.append("--screenshot=\(screenshot)") } else { arguments.append("--dump-dom") }
+        let result = try CommandRunner.execute("/usr/bin/timeout", arguments + [url], directory: profile)
+        #expect(result.status == 0, "chromium: \(result.stderr.suffix(2000))")
+        return result.stdout
+    }
+
+    @Test func thePageShowsTheAgentInABrowserThroughHomeAssistantsIngress() async throws {
+        // The "Supervisor" (the ingress proxy) connects from 127.0.0.2,
+        // trusted here as an add-on trusts 172.30.32.2.
+        let (agent, port, ha) = try await agentAfterAPrint(environment: ["API_TRUSTED_NETWORKS": "127.0.0.2"])
+        defer { _ = agent.stop(); _ = ha }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/ingress_proxy.py").path
+        let ingress = try MockProcess(script: script, arguments: ["--target-port", String(port), "--source", "127.0.0.2"])
+        let url = "http://127.0.0.1:\(ingress.port)/api/hassio_ingress/aBcD1234ingress/"
+
+        let dom = try browse(url)
+        try FileManager.default.createDirectory(atPath: Self.artifacts, withIntermediateDirectories: true)
+        try dom.write(toFile: Self.artifacts + "/status-page.html", atomically: true, encoding: .utf8)
+        #expect(dom.contains("<h1>PrintBridge</h1>"), "the page rendered: \(dom.prefix(500))")
+        #expect(dom.contains(">connected<"), "Home Assistant's connection")
+        #expect(dom.contains("X1C") && dom.contains(Self.x1c), "the printer by name and prefix")
+        #expect(dom.contains(#"<span class="status complete">complete</span>"#), "its status now")
+        #expect(dom.contains("Ended") && dom.contains(#"<td class="complete">complete"#), "its last print")
+        #expect(dom.contains("ababab…abab"), "the devices-file phone, shortened")
+        #expect(!dom.contains(String(repeating: "ab", count: 32)), "never a whole device token")
+        #expect(dom.contains("off: milestones"), "the API phone's switch that is off")
+        #expect(dom.contains("alert complete") && dom.contains("dry run"), "the last pushes and their answer")
+        #expect(!dom.contains(#"href="/"#) && !dom.contains(#"src="/"#), "no URL that would leave the ingress prefix")
+
+        // A screenshot at phone width, kept as a test artifact.
+        let png = Self.artifacts + "/status-page.png"
+        try? FileManager.default.removeItem(atPath: png)
+        _ = try browse(url, screenshot: png)
+        let image = try #require(FileManager.default.contents(atPath: png))
+        #expect(image.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
+        let width = image.count > 24 ? image[16..<20].reduce(0) { $0 << 8 | Int($1) } : 0
+        #expect(width == 390, "phone width")
+    }
+
+    @Test func thePageAndTheHistoryNeedTheToken() async throws {
+        let (agent, port, ha) = try await agentAfterAPrint()
+        defer { _ = agent.stop(); _ = ha }
+        // curl, not URLSession: FoundationNetworking waits for credentials
+        // on a 401 that asks for Basic, where a browser would ask the user.
+        let bare = try curl(port, "/")
+        #expect(bare.status == 401)
+        #expect(bare.headers.contains(#"www-authenticate: basic realm="printbridge""#), "a browser asks for the token")
+        #expect(try curl(port, "/", user: "me:wrong").status == 401)
+        let basic = try curl(port, "/", user: "me:\(DaemonTests.apiToken)")
+        #expect(basic.status == 200 && basic.body.contains("<h1>PrintBridge</h1>"))
+        #expect(basic.headers.contains("content-type: text/html"))
+        #expect(try curl(port, "/api/printers/\(Self.x1c)/history").status == 401)
+    }
+
+    @Test func theHistoryThroughTheAPIAndTheCommand() async throws {
+        let (agent, port, ha) = try await agentAfterAPrint()
+        let reply = try await call(port, "GET", "/api/printers/\(Self.x1c)/history")
+        #expect(reply.status == 200)
+        let prints = try #require(reply.json["prints"] as? [[String: Any]])
+        #expect(prints.count == 1)
+        let print = try #require(prints.first)
+        #expect(print["outcome"] as? String == "complete")
+        #expect(print["file"] as? String == "benchy_v2")
+        #expect(print["progress"] as? Int == 100)
+        // By HA's clock: running at 09:04:00, finish at 09:56:10.011 in the recording.
+        #expect(print["durationSeconds"] as? Int == 3130)
+        #expect(print["startedAt"] as? String == "2026-11-20T09:04:00.000Z")
+        #expect(print["endedAt"] as? String == "2026-11-20T09:56:10.011Z")
+        #expect(print["printer"] as? String == Self.x1c)
+        #expect(try await call(port, "GET", "/api/printers/no_such_printer/history").status == 404)
+        #expect(try await call(port, "POST", "/api/printers/\(Self.x1c)/history").status == 405)
+        #expect(agent.stop() == 0)
+        _ = ha
+
+        // The same record from the store, with the daemon stopped.
+        let json = try CommandRunner.run(["history", "--format", "json"], environment: ["STATE_DIR": agent.stateDirectory])
+        #expect(json.status == 0)
+        let line = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(line?["printId"] as? String == print["printId"] as? String)
+        let text = try CommandRunner.run(["history", Self.x1c], environment: ["STATE_DIR": agent.stateDirectory])
+        #expect(text.status == 0 && text.stdout.contains("complete") && text.stdout.contains("benchy_v2  complete  52 min  100 %"))
+        let none = try CommandRunner.run(["history", "p1s_nothing"], environment: ["STATE_DIR": agent.stateDirectory])
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no prints recorded for p1s_nothing"))
+    }
+}

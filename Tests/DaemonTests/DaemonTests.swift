@@ -598,6 +598,36 @@ import FoundationNetworking
         #expect(agent.stop() == 0)
     }
 
+    /// Docker's HEALTHCHECK: `printbridge health` asks the local /healthz.
+    @Test func theHealthCommandAsksTheRunningAgent() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
+        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }
+        let port = try #require(listening?["api.port"] as? Int)
+        // As the container runs it: API_LISTEN says 0.0.0.0, asked on 127.0.0.1.
+        let ready = try CommandRunner.run(["health"], environment: ["API_LISTEN": "0.0.0.0:\(port)"])
+        #expect(ready.status == 0)
+        #expect(ready.stdout.contains(#""status":"ok""#) && ready.stdout.contains(#""ha":"connected""#))
+        #expect(agent.stop() == 0)
+        let gone = try CommandRunner.run(["health"], environment: ["API_LISTEN": "127.0.0.1:\(port)"])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("http://127.0.0.1:\(port)/healthz: ") && gone.stderr.contains("onnect"))
+        // An agent that cannot reach HA is unready once the grace period is over.
+        let lonely = try DaemonTests.Agent(port: 1, devices: try DaemonTests.devicesFile(), environment: ["HEALTH_HA_GRACE": "0.1"])
+        #expect(lonely.wait(upTo: 10) { lonely.log.contains("API listening on") })
+        let lonelyPort = try #require(lonely.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }?["api.port"] as? Int)
+        var unready = try CommandRunner.run(["health"], environment: ["API_LISTEN": "127.0.0.1:\(lonelyPort)"])
+        for _ in 0..<20 where unready.status == 0 {
+            Thread.sleep(forTimeInterval: 0.1)
+            unready = try CommandRunner.run(["health"], environment: ["API_LISTEN": "127.0.0.1:\(lonelyPort)"])
+        }
+        #expect(unready.status == 1 && unready.stdout.contains(#""status":"unhealthy""#))
+        #expect(lonely.stop() == 0)
+        let off = try CommandRunner.run(["health"], environment: ["API_LISTEN": "off"])
+        #expect(off.status == 78 && off.stderr.contains("API_LISTEN is off"))
+    }
+
     @Test func theAPIRefusesToStartWithoutAToken() throws {
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
         let result = try CommandRunner.run(

@@ -88,7 +88,8 @@ enum APISetup {
         let token = try apiToken()
         if token == nil, !allowWithoutToken {
             StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: the app's API needs a token "
-                + "(or run with --no-api-auth on a network you trust, or API_LISTEN=off)")
+                + "(or run with --no-api-auth on a network you trust, or API_LISTEN=off)"
+                + StandardStreams.credentialHint(for: "API_TOKEN_FILE"))
             throw ExitCodes.config
         }
         return (host, port, token)

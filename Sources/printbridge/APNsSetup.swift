@@ -6,7 +6,10 @@ import PrintBridgeCore
 /// shared start of `send-test` and `replay --send`.
 enum APNsSetup {
     /// A ready sender, or exit 78 with one clear line on stderr.
+    /// - Parameter forRun: `run` and `check-config`: a missing setting also
+    ///   names DRY_RUN, the way to start without APNs.
     static func sender(
+        forRun: Bool = false,
         onTokenRejected: @escaping APNsSender.TokenRejection = reportRejection,
         onConnectionReplaced: (@Sendable (Int) -> Void)? = nil
     ) throws -> APNsSender {
@@ -14,7 +17,8 @@ enum APNsSetup {
         do {
             configuration = try APNsConfiguration.fromEnvironment(Self.settings())
         } catch {
-            StandardStreams.err("printbridge: \(error)")
+            StandardStreams.err("printbridge: \(error)\(StandardStreams.credentialHint(for: "APNS_KEY_PATH"))"
+                + (forRun ? "; or set DRY_RUN to true to run without sending" : ""))
             throw ExitCodes.config
         }
         do {

@@ -21,7 +21,7 @@ struct CheckConfigCommand: ParsableCommand {
 
     @OptionGroup var configOption: ConfigOption
 
-    @Flag(name: .customLong("dry-run"), help: "Check for `run --dry-run`: APNs settings are not required.")
+    @Flag(name: .customLong("dry-run"), help: "Check for `run --dry-run` (or DRY_RUN=true): APNs settings are not required.")
     var dryRun = false
 
     @Flag(name: .customLong("no-api-auth"), help: "Check for `run --no-api-auth`: no API token is required.")
@@ -102,11 +102,16 @@ struct CheckConfigCommand: ParsableCommand {
             }
         }
         let apnsSet = !APNsSetup.settings().keys.filter { $0 != "APNS_BUNDLE_ID" }.isEmpty
+        var dryRun = self.dryRun
+        check {
+            let setting = try RunCommand.dryRunSetting()  // checked even with --dry-run, as run checks it
+            dryRun = dryRun || setting
+        }
         if dryRun && !apnsSet {
             StandardStreams.out("apns: not configured (dry run)")
         } else {
             check {
-                let sender = try APNsSetup.sender()
+                let sender = try APNsSetup.sender(forRun: true)
                 StandardStreams.out("apns: \(sender.configuration.environment == .production ? "production" : "sandbox"), key \(sender.configuration.keyID) parses as P-256")
             }
         }

@@ -41,6 +41,8 @@ struct ConfigFile: Sendable {
         .init(name: "APNS_CA_FILE", secret: false, help: "CA for APNS_BASE_URL (tests)"),
         .init(name: "APNS_RETRY_MAX", secret: false,
               help: "seconds at most between retries of pushes APNs has not answered (30)"),
+        .init(name: "DRY_RUN", secret: false,
+              help: "true: print the pushes instead of sending them (as --dry-run), e.g. before the APNs key exists"),
         .init(name: "STATE_DIR", secret: false, help: "where the device store lives"),
         .init(name: "LOG_FORMAT", secret: false, help: "json or text"),
         .init(name: "LOG_LEVEL", secret: false, help: "trace, debug, info, notice, warning, error, critical"),
@@ -65,10 +67,47 @@ struct ConfigFile: Sendable {
     let path: String
     /// Environment-style names (HA_URL) to values.
     let values: [String: String]
+    /// The line each setting is on.
+    let lines: [String: Int]
 
     init(path: String, text: String) throws(ParseError) {
         self.path = path
-        values = try SettingsFileParser.parse(text, path: path, known: Self.settings.map(\.name))
+        (values, lines) = try SettingsFileParser.parseWithLines(text, path: path, known: Self.settings.map(\.name))
+    }
+
+    /// `message` with each setting that came from this file (not from the
+    /// environment, which wins) named as the file names it: "API_LISTEN"
+    /// becomes "api_listen (/etc/printbridge/printbridge.yaml:4)".
+    func namingKeys(in message: String) -> String {
+        var result = message
+        for (name, line) in lines.sorted(by: { $0.key.count > $1.key.count })
+        where StandardStreams.processEnvironment(name) == nil && result.contains(name) {
+            result = Self.replacingWord(name, with: "\(name.lowercased()) (\(path):\(line))", in: result)
+        }
+        return result
+    }
+
+    /// Replaces `word` where it stands alone (not inside API_TOKEN_FILE for API_TOKEN).
+    static func replacingWord(_ word: String, with replacement: String, in text: String) -> String {
+        func isNamePart(_ character: Character?) -> Bool {
+            guard let character else { return false }
+            return character.isLetter || character.isNumber || character == "_"
+        }
+        var result = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index...].hasPrefix(word) {
+                let end = text.index(index, offsetBy: word.count)
+                let before = index == text.startIndex ? nil : text[text.index(before: index)]
+                let after = end == text.endIndex ? nil : text[end]
+                result += isNamePart(before) || isNamePart(after) ? word : replacement
+                index = end
+            } else {
+                result.append(text[index])
+                index = text.index(after: index)
+            }
+        }
+        return result
     }
 
     /// Reads and parses a file; unreadable or bad files are a ParseError.

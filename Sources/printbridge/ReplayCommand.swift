@@ -163,7 +163,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let parts = text.split(separator: ",").map { $0.trimmingSpaces }
             let values = parts.compactMap { Int($0) }
             guard values.count == parts.count else {
-                throw configError("milestones must be whole percentages separated by commas, e.g. 25,50,75")
+                throw configError("MILESTONES must be whole percentages separated by commas, e.g. 25,50,75")
             }
             configuration.milestones = values
         }

@@ -21,6 +21,19 @@ extension RunCommand {
         return value
     }
 
+    /// DRY_RUN (true/false, yes/no, on/off, 1/0): run as with --dry-run,
+    /// e.g. under systemd before the APNs key exists.
+    static func dryRunSetting() throws -> Bool {
+        guard let text = StandardStreams.environment("DRY_RUN") else { return false }
+        switch text.lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default:
+            StandardStreams.err("printbridge: DRY_RUN must be true or false")
+            throw ExitCodes.config
+        }
+    }
+
     static func describe(_ notice: HASession.Notice) -> String? {
         switch notice {
         case .authenticated(let version): return "authenticated with Home Assistant \(version ?? "")"
@@ -48,7 +61,9 @@ extension RunCommand {
     }
 
     /// HA_TOKEN, else the contents of HA_TOKEN_FILE, else SUPERVISOR_TOKEN for
-    /// the supervisor endpoint. Never from the command line.
+    /// the Supervisor's endpoint (host `supervisor`, or the host and port of
+    /// SUPERVISOR_API, where bashio sends the same token). Never from the
+    /// command line.
     static func haToken(endpoint: HAEndpoint) throws -> String {
         if let token = StandardStreams.environment("HA_TOKEN") { return token }
         if let path = StandardStreams.environment("HA_TOKEN_FILE") {
@@ -63,8 +78,14 @@ extension RunCommand {
             }
             return token
         }
-        if endpoint.host == "supervisor", let token = StandardStreams.environment("SUPERVISOR_TOKEN") { return token }
-        StandardStreams.err("printbridge: HA_TOKEN or HA_TOKEN_FILE not set (a long-lived access token from your HA profile)")
+        let supervisor = StandardStreams.environment("SUPERVISOR_API").flatMap { try? HAEndpoint(url: $0) }
+        if endpoint.host == "supervisor" || (endpoint.host == supervisor?.host && endpoint.port == supervisor?.port),
+            let token = StandardStreams.environment("SUPERVISOR_TOKEN")
+        {
+            return token
+        }
+        StandardStreams.err("printbridge: HA_TOKEN or HA_TOKEN_FILE not set (a long-lived access token from your HA profile)"
+            + StandardStreams.credentialHint(for: "HA_TOKEN_FILE"))
         throw ExitCodes.config
     }
 

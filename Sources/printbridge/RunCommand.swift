@@ -35,7 +35,7 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Flag(name: .customLong("dry-run"), help: "Print the pushes instead of sending them to APNs.")
+    @Flag(name: .customLong("dry-run"), help: "Print the pushes instead of sending them to APNs (or DRY_RUN=true).")
     var dryRun = false
 
     @Option(name: .long, help: "Devices file (JSON array, as for replay), added to the device store.")
@@ -49,6 +49,8 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         try configOption.activate()
         let logger = try RunLog.bootstrap()
+        let dryRunSetting = try Self.dryRunSetting()  // checked even with --dry-run
+        let dryRun = self.dryRun || dryRunSetting
         let endpoint = try Self.haEndpoint()
         let token = try Self.haToken(endpoint: endpoint)
         let store = try StateDirectory.openStore()
@@ -78,7 +80,7 @@ struct RunCommand: AsyncParsableCommand {
         let sender: APNsSender? =
             dryRun
             ? nil
-            : try APNsSetup.sender { push, action, reason in
+            : try APNsSetup.sender(forRun: true) { push, action, reason in
                 logger.warning("APNs refused a token", metadata: [
                     "push.device": "\(push.shortToken)", "token.action": "\(action.rawValue)", "apns.reason": "\(reason)",
                 ])

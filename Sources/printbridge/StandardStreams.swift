@@ -88,9 +88,11 @@ enum StandardStreams {
     }
 
     /// Writes one line to stderr at once (diagnostics must not wait behind stdout).
+    /// A setting taken from the settings file is named by its key and line there.
     static func err(_ line: String) {
         var writer = LineWriter(descriptor: 2)
-        writer.write(redacted(line))
+        let named = ConfigFile.current.withLock { $0 }?.namingKeys(in: line) ?? line
+        writer.write(redacted(named))
         writer.flush()
     }
 
@@ -140,7 +142,20 @@ enum StandardStreams {
         if name == "HA_TOKEN_FILE", processEnvironment("HA_TOKEN") != nil { return nil }
         if name == "API_TOKEN_FILE", processEnvironment("API_TOKEN") != nil { return nil }
         let path = directory + "/" + file
-        return access(path, R_OK) == 0 ? path : nil
+        // A blank credential is the unit's default (SetCredential=name:\n)
+        // for a file that is not there yet: no credential.
+        guard let text = readSmallFile(path), text.contains(where: { !$0.isWhitespace }) else { return nil }
+        return path
+    }
+
+    /// " (the systemd credential ha-token is missing or empty)" when running
+    /// under systemd credentials and the one for `name` was not given, so a
+    /// start-up error names the file the owner has to create.
+    static func credentialHint(for name: String) -> String {
+        guard let file = credentialNames[name], processEnvironment("CREDENTIALS_DIRECTORY") != nil,
+            credential(for: name) == nil
+        else { return "" }
+        return " (the systemd credential \(file) is missing or empty)"
     }
 
     /// An environment variable, if set and non-empty.

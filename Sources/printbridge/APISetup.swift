@@ -65,8 +65,9 @@ enum APISetup {
         }
     }
 
-    /// API_LISTEN and the API token, checked; nil when the API is off.
-    static func listenAddress(allowWithoutToken: Bool) throws -> (host: String, port: Int, token: String?)? {
+    /// API_LISTEN as host (brackets off) and port; nil when it is "off".
+    /// Exit 78 for anything but host:port. `run`, `check-config` and `health` read it here.
+    static func listenSetting() throws -> (host: String, port: Int)? {
         let listen = StandardStreams.environment("API_LISTEN") ?? "0.0.0.0:3000"
         if listen.lowercased() == "off" { return nil }
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
@@ -77,6 +78,12 @@ enum APISetup {
         }
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+
+    /// API_LISTEN and the API token, checked; nil when the API is off.
+    static func listenAddress(allowWithoutToken: Bool) throws -> (host: String, port: Int, token: String?)? {
+        guard let (host, port) = try listenSetting() else { return nil }
         // The server binds an address, not a name: said here, so check-config
         // refuses what run would refuse.
         var address = in6_addr()

@@ -25,19 +25,14 @@ struct HealthCommand: ParsableCommand {
 
     func run() throws {
         try configOption.activate()
-        let listen = StandardStreams.environment("API_LISTEN") ?? "0.0.0.0:3000"
-        guard listen.lowercased() != "off" else {
+        guard var (host, port) = try APISetup.listenSetting() else {
             StandardStreams.err("printbridge: API_LISTEN is off: the agent serves no /healthz to ask")
             throw ExitCodes.config
         }
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-            (1...65535).contains(port)
-        else {
-            StandardStreams.err("printbridge: API_LISTEN must be host:port (e.g. 0.0.0.0:3000)")
+        guard port > 0 else {
+            StandardStreams.err("printbridge: API_LISTEN has port 0 (any free port): give the port the agent listens on")
             throw ExitCodes.config
         }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host == "0.0.0.0" || host.isEmpty { host = "127.0.0.1" }
         if host == "::" { host = "::1" }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/healthz"

@@ -59,7 +59,7 @@ struct HistoryCommand: ParsableCommand {
     static func line(_ record: PrintRecord) -> String {
         var parts = [
             localTime(record.startedAt), record.printerName ?? record.printer, record.file ?? "(no file name)",
-            record.outcome.rawValue, duration(record.durationSeconds),
+            record.outcome.rawValue, StatusPage.duration(record.durationSeconds),
         ]
         if let progress = record.progress { parts.append("\(Int(progress.rounded(.down))) %") }
         if let current = record.currentLayer, let total = record.totalLayers, total > 0 {
@@ -67,15 +67,6 @@ struct HistoryCommand: ParsableCommand {
         }
         if let reason = record.reason { parts.append("(\(reason))") }
         return parts.joined(separator: "  ")
-    }
-
-    /// "2 h 03 min", "12 min", "40 s".
-    static func duration(_ seconds: Int) -> String {
-        if seconds < 60 { return "\(seconds) s" }
-        let minutes = seconds / 60
-        if minutes < 60 { return "\(minutes) min" }
-        let rest = minutes % 60
-        return "\(minutes / 60) h \(rest < 10 ? "0" : "")\(rest) min"
     }
 
     /// "2026-11-23 14:02" in the machine's time zone (TZ).

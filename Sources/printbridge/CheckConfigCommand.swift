@@ -93,9 +93,13 @@ struct CheckConfigCommand: ParsableCommand {
         check {
             if let listen = try APISetup.listenAddress(allowWithoutToken: noAPIAuth) {
                 StandardStreams.out("api: \(listen.host):\(listen.port)")
-                if !(try APISetup.trustedNetworks()).isEmpty, let text = StandardStreams.environment("API_TRUSTED_NETWORKS") {
+                if !(try APISetup.trustedNetworks()).isEmpty {
                     // The choice, said plainly: the unmodified app sends no token.
-                    StandardStreams.out("api: no token needed from \(text); everyone else needs the API token")
+                    var trusted = [StandardStreams.environment("API_TRUSTED_NETWORKS")].compactMap { $0 }
+                    if StandardStreams.environment("SUPERVISOR_TOKEN") != nil {
+                        trusted.append("\(APISetup.supervisorAddress) (Home Assistant's ingress proxy)")
+                    }
+                    StandardStreams.out("api: no token needed from \(trusted.joined(separator: ", ")); everyone else needs the API token")
                 }
             } else {
                 StandardStreams.out("api: off")

@@ -210,6 +210,11 @@ import Testing
         let good = try check(["--dry-run"], environment: base.merging(["API_TRUSTED_NETWORKS": "192.168.1.0/24"]) { $1 })
         #expect(good.status == 0, "\(good.stderr)")
         #expect(good.stdout.contains("no token needed from 192.168.1.0/24; everyone else needs the API token"))
+        // The Supervisor's ingress proxy is trusted only inside an add-on (SUPERVISOR_TOKEN set).
+        #expect(!good.stdout.contains("172.30.32.2"))
+        let addOn = try check(["--dry-run"], environment: base.merging(["SUPERVISOR_TOKEN": "supervisor-token"]) { $1 })
+        #expect(addOn.status == 0, "\(addOn.stderr)")
+        #expect(addOn.stdout.contains("api: no token needed from 172.30.32.2/32 (Home Assistant's ingress proxy); everyone else"))
         let bad = try check(["--dry-run"], environment: base.merging(["API_TRUSTED_NETWORKS": "home"]) { $1 })
         #expect(bad.status == 78 && bad.stderr.contains("API_TRUSTED_NETWORKS: \"home\" is not an IP address"))
     }

@@ -78,7 +78,10 @@ let package = Package(
         .target(name: "PrinterActivityContent"),
 
         // Pure core: HA message model, matching, cache, planning, payloads. No C, no I/O.
-        .target(name: "PrintBridgeCore", dependencies: ["PrinterActivityContent"]),
+        .target(
+            name: "PrintBridgeCore", dependencies: ["PrinterActivityContent"],
+            // The alert texts, one file per language, compiled in.
+            resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 
         // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 over libcurl multi.
         .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"]),

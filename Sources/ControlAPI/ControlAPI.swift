@@ -238,9 +238,15 @@ public struct ControlAPI: Sendable {
                 prefixes = items
             }
         }
+        // PrintBridge's extension: the language of this phone's alerts.
+        let language = text(body, "language", required: false, into: &problems)
+        if let language, !Catalog.isLanguageTag(language) {
+            problems["language", default: []].append("must be a language tag such as \"de\" or \"fr-CA\"")
+        }
         guard problems.isEmpty, let apnsToken else { throw Invalid(details: problems) }
         let registration = try store.register(
-            apnsToken: apnsToken, haURL: haURL, printerPrefix: prefix, printerName: name, printerPrefixes: prefixes)
+            apnsToken: apnsToken, haURL: haURL, printerPrefix: prefix, printerName: name, printerPrefixes: prefixes,
+            language: language)
         devicesChanged()
         return HTTPResponse(status: 200, body: JSONText.object([
             ("success", "true"), ("deviceId", JSONText.quoted(registration.deviceID)),
@@ -251,16 +257,14 @@ public struct ControlAPI: Sendable {
     private func settings(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
-        let known = ["notificationsEnabled", "onStart", "onComplete", "onFailed", "onPaused", "onMilestone"]
+        let known = Set(NotificationPreferences.switches.map(\.name))
+        var patch = DeviceStore.PreferencesPatch()
         for (key, value) in body {
             if !known.contains(key) { problems[key, default: []].append("is not a setting") }
-            else if value.boolValue == nil { problems[key, default: []].append("must be true or false") }
+            else if let flag = value.boolValue { patch.switches[key] = flag }
+            else { problems[key, default: []].append("must be true or false") }
         }
         guard problems.isEmpty else { throw Invalid(details: problems) }
-        let patch = DeviceStore.PreferencesPatch(
-            notificationsEnabled: body["notificationsEnabled"]?.boolValue, onStart: body["onStart"]?.boolValue,
-            onComplete: body["onComplete"]?.boolValue, onFailed: body["onFailed"]?.boolValue,
-            onPaused: body["onPaused"]?.boolValue, onMilestone: body["onMilestone"]?.boolValue)
         guard try store.updatePreferences(deviceID: deviceID, patch) else { return APIError.response(404, "Device not found") }
         devicesChanged()
         return HTTPResponse(status: 200, body: #"{"success":true,"message":"Settings updated"}"#)
@@ -278,11 +282,9 @@ public struct ControlAPI: Sendable {
             JSONText.object([
                 ("id", JSONText.quoted(device.id)), ("apns_token", JSONText.quoted(TokenFormat.shortened(device.apnsToken))),
                 ("printer_name", device.printerName.map(JSONText.quoted) ?? "null"),
-                ("notifications_enabled", device.preferences.notificationsEnabled ? "1" : "0"),
-                ("on_start", device.preferences.onStart ? "1" : "0"), ("on_complete", device.preferences.onComplete ? "1" : "0"),
-                ("on_failed", device.preferences.onFailed ? "1" : "0"), ("on_paused", device.preferences.onPaused ? "1" : "0"),
-                ("on_milestone", device.preferences.onMilestone ? "1" : "0"),
-            ])
+            ] + NotificationPreferences.switches.map { entry in
+                (entry.column, device.preferences[keyPath: entry.keyPath] ? "1" : "0")
+            } + [("language", device.language.map(JSONText.quoted) ?? "null")])
         }
         return HTTPResponse(status: 200, body: #"{"success":true,"devices":["# + rows.joined(separator: ",") + "]}")
     }

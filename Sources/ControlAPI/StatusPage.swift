@@ -121,11 +121,13 @@ public enum StatusPage {
             let off = [
                 ("notifications", preferences.notificationsEnabled), ("start", preferences.onStart),
                 ("complete", preferences.onComplete), ("failed", preferences.onFailed), ("paused", preferences.onPaused),
-                ("milestones", preferences.onMilestone),
+                ("milestones", preferences.onMilestone), ("printer errors", preferences.onPrinterError),
+                ("bed cooled", preferences.onBedCooled),
             ].filter { !$0.1 }.map(\.0)
             var notes: [String] = []
             if device.isDisabled { notes.append(#"<span class="bad">disabled (APNs refused its token)</span>"#) }
             if !off.isEmpty { notes.append("off: " + off.joined(separator: ", ")) }
+            if let language = device.language { notes.append("language: " + escape(language)) }
             if !device.activityTokens.isEmpty {
                 notes.append("Live Activity: " + device.activityTokens.keys.sorted().map(escape).joined(separator: ", "))
             }

@@ -9,19 +9,31 @@ extension DeviceStore {
             var states: [String: PrinterNotificationState] = [:]
             try database.query("""
                 SELECT prefix, last_status, print_id, milestones_sent, milestone_reference, last_live_activity_push,
-                       live_activity_due, held_status, held_due, held_file FROM printer_state
+                       live_activity_due, held_status, held_due, held_file, told_errors, cleared_errors, errors_due,
+                       bed_cooling_since FROM printer_state
                 """) { row in
                 guard let prefix = row.text(0) else { return }
                 let milestones = Set((row.text(3) ?? "").split(separator: ",").compactMap { Int($0) })
                 func time(_ column: Int32) -> EpochTime? {
                     row.isNull(column) ? nil : EpochTime(seconds: row.real(column))
                 }
-                states[prefix] = PrinterNotificationState(
+                var state = PrinterNotificationState(
                     lastStatus: row.text(1).flatMap(PrintStatus.init(rawValue:)), printID: row.text(2),
                     milestonesSent: milestones,
                     milestoneReference: row.isNull(4) ? nil : row.real(4),
                     lastLiveActivityPush: time(5), liveActivityDue: time(6),
                     heldStatus: row.text(7).flatMap(PrintStatus.init(rawValue:)), heldDue: time(8), heldFile: row.text(9))
+                // Codes are hex and "_" only, so "," and "@" separate safely.
+                state.toldErrors = row.text(10).map { Set($0.split(separator: ",").map(String.init)) }
+                for entry in (row.text(11) ?? "").split(separator: ",") {
+                    let parts = entry.split(separator: "@")
+                    if parts.count == 2, let seconds = Double(parts[1]) {
+                        state.clearedErrors[String(parts[0])] = EpochTime(seconds: seconds)
+                    }
+                }
+                state.errorsDue = time(12)
+                state.bedCoolingSince = time(13)
+                states[prefix] = state
             }
             return states
         }
@@ -34,13 +46,16 @@ extension DeviceStore {
             try database.query("""
                 INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
                                            last_live_activity_push, live_activity_due, updated_at,
-                                           held_status, held_due, held_file)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           held_status, held_due, held_file, told_errors, cleared_errors, errors_due,
+                                           bed_cooling_since)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
                     milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
                     last_live_activity_push = excluded.last_live_activity_push,
                     live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at,
-                    held_status = excluded.held_status, held_due = excluded.held_due, held_file = excluded.held_file
+                    held_status = excluded.held_status, held_due = excluded.held_due, held_file = excluded.held_file,
+                    told_errors = excluded.told_errors, cleared_errors = excluded.cleared_errors,
+                    errors_due = excluded.errors_due, bed_cooling_since = excluded.bed_cooling_since
                 """, [
                     .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
                     .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
@@ -49,6 +64,11 @@ extension DeviceStore {
                     state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
                     .optional(state.heldStatus?.rawValue), state.heldDue.map { .real($0.seconds) } ?? .null,
                     .optional(state.heldFile),
+                    .optional(state.toldErrors.map { $0.sorted().joined(separator: ",") }),
+                    .text(state.clearedErrors.sorted { $0.key < $1.key }.map { "\($0.key)@\($0.value.seconds)" }
+                        .joined(separator: ",")),
+                    state.errorsDue.map { .real($0.seconds) } ?? .null,
+                    state.bedCoolingSince.map { .real($0.seconds) } ?? .null,
                 ])
         }
     }

@@ -151,16 +151,16 @@ public final class DeviceStore: @unchecked Sendable {
         try run { () throws(SQLiteDatabase.Error) in
             var devices: [Device] = []
             try database.query("""
-                SELECT id, apns_token, printer_name, disabled, notifications_enabled, on_start, on_complete,
-                       on_failed, on_paused, on_milestone, push_to_start_token
+                SELECT id, apns_token, printer_name, disabled, push_to_start_token, language, \(Self.switchColumns)
                 FROM devices ORDER BY created_at, rowid
                 """) { row in
                 var device = Device(id: row.text(0) ?? "", apnsToken: row.text(1) ?? "", printerName: row.text(2))
                 device.isDisabled = row.flag(3)
-                device.preferences = NotificationPreferences(
-                    notificationsEnabled: row.flag(4), onStart: row.flag(5), onComplete: row.flag(6),
-                    onFailed: row.flag(7), onPaused: row.flag(8), onMilestone: row.flag(9))
-                device.pushToStartToken = row.text(10)
+                device.pushToStartToken = row.text(4)
+                device.language = row.text(5)
+                for (offset, entry) in NotificationPreferences.switches.enumerated() {
+                    device.preferences[keyPath: entry.keyPath] = row.flag(Int32(6 + offset))
+                }
                 devices.append(device)
             }
             var index: [String: Int] = [:]
@@ -220,9 +220,10 @@ public final class DeviceStore: @unchecked Sendable {
     /// `printerPrefixes` is PrintBridge's extension for following several
     /// printers: exactly those. With neither, the printers and name stay as
     /// they are (a new device with none follows every printer).
+    /// `language` (PrintBridge's extension) replaces the phone's language when given.
     public func register(
         apnsToken: String, haURL: String?, printerPrefix: String?, printerName: String?, environment: String? = nil,
-        printerPrefixes: [String]? = nil
+        printerPrefixes: [String]? = nil, language: String? = nil
     ) throws(Error) -> Registration {
         let follows = printerPrefixes ?? printerPrefix.flatMap { $0.isEmpty ? nil : [$0] }
         let token = apnsToken.lowercased()
@@ -234,19 +235,21 @@ public final class DeviceStore: @unchecked Sendable {
                 let id = existing ?? UUID().uuidString.lowercased()
                 if existing == nil {
                     try database.query("""
-                        INSERT INTO devices (id, apns_token, environment, ha_url, printer_name, created_at, last_seen)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """, [.text(id), .text(token), .optional(environment), .optional(haURL), .optional(printerName), .real(now), .real(now)])
+                        INSERT INTO devices (id, apns_token, environment, ha_url, printer_name, created_at, last_seen, language)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.text(id), .text(token), .optional(environment), .optional(haURL), .optional(printerName),
+                              .real(now), .real(now), .optional(language)])
                 } else {
                     // A new printer comes with its own name (or none): the old
                     // one named the printer it replaces.
                     try database.query("""
                         UPDATE devices SET ha_url = COALESCE(?, ha_url),
                                printer_name = CASE WHEN ? THEN ? ELSE COALESCE(?, printer_name) END,
-                               environment = COALESCE(?, environment), last_seen = ?, disabled = 0
+                               environment = COALESCE(?, environment), last_seen = ?, disabled = 0,
+                               language = COALESCE(?, language)
                         WHERE id = ?
                         """, [.optional(haURL), .integer(follows == nil ? 0 : 1), .optional(printerName),
-                              .optional(printerName), .optional(environment), .real(now), .text(id)])
+                              .optional(printerName), .optional(environment), .real(now), .optional(language), .text(id)])
                 }
                 if let follows {
                     try database.query("DELETE FROM device_printers WHERE device_id = ?", [.text(id)])
@@ -260,28 +263,39 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
-    /// The seed's settings body: only the given switches change.
+    /// The preference columns, in `NotificationPreferences.switches` order.
+    static var switchColumns: String { NotificationPreferences.switches.map(\.column).joined(separator: ", ") }
+
+    /// The seed's settings body: only the given switches change, by their
+    /// names in the app's JSON (`onStart`, …, `onPrinterError`, `onBedCooled`).
     public struct PreferencesPatch: Hashable, Sendable {
-        public var notificationsEnabled, onStart, onComplete, onFailed, onPaused, onMilestone: Bool?
-        public init(notificationsEnabled: Bool? = nil, onStart: Bool? = nil, onComplete: Bool? = nil,
-                    onFailed: Bool? = nil, onPaused: Bool? = nil, onMilestone: Bool? = nil) {
-            self.notificationsEnabled = notificationsEnabled
-            self.onStart = onStart
-            self.onComplete = onComplete
-            self.onFailed = onFailed
-            self.onPaused = onPaused
-            self.onMilestone = onMilestone
+        public var switches: [String: Bool]
+
+        public init(
+            notificationsEnabled: Bool? = nil, onStart: Bool? = nil, onComplete: Bool? = nil, onFailed: Bool? = nil,
+            onPaused: Bool? = nil, onMilestone: Bool? = nil, onPrinterError: Bool? = nil, onBedCooled: Bool? = nil
+        ) {
+            let given: [(String, Bool?)] = [
+                ("notificationsEnabled", notificationsEnabled), ("onStart", onStart), ("onComplete", onComplete),
+                ("onFailed", onFailed), ("onPaused", onPaused), ("onMilestone", onMilestone),
+                ("onPrinterError", onPrinterError), ("onBedCooled", onBedCooled),
+            ]
+            switches = Dictionary(uniqueKeysWithValues: given.compactMap { name, value in value.map { (name, $0) } })
+        }
+
+        /// Every switch as `preferences` has it.
+        public init(_ preferences: NotificationPreferences) {
+            switches = Dictionary(uniqueKeysWithValues: NotificationPreferences.switches.map {
+                ($0.name, preferences[keyPath: $0.keyPath])
+            })
         }
     }
 
     /// Applies a settings patch; false when there is no such device.
     public func updatePreferences(deviceID: String, _ patch: PreferencesPatch) throws(Error) -> Bool {
-        let columns: [(String, Bool?)] = [
-            ("notifications_enabled", patch.notificationsEnabled), ("on_start", patch.onStart),
-            ("on_complete", patch.onComplete), ("on_failed", patch.onFailed), ("on_paused", patch.onPaused),
-            ("on_milestone", patch.onMilestone),
-        ]
-        let set = columns.compactMap { name, value in value.map { (name, $0) } }
+        let set = NotificationPreferences.switches.compactMap { entry in
+            patch.switches[entry.name].map { (entry.column, $0) }
+        }
         return try run { () throws(SQLiteDatabase.Error) in
             var found = false
             try database.query("SELECT 1 FROM devices WHERE id = ?", [.text(deviceID)]) { _ in found = true }

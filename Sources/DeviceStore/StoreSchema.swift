@@ -103,5 +103,16 @@ enum StoreSchema {
         );
         CREATE INDEX print_history_by_printer ON print_history (printer_prefix, ended_at);
         """,
+        // 6: alerts in the phone's language, printer-error and bed-cooled
+        // switches; each printer's told HMS errors and a finish's cooling bed.
+        """
+        ALTER TABLE devices ADD COLUMN language TEXT;
+        ALTER TABLE devices ADD COLUMN on_printer_error INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE devices ADD COLUMN on_bed_cooled INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE printer_state ADD COLUMN told_errors TEXT;
+        ALTER TABLE printer_state ADD COLUMN cleared_errors TEXT NOT NULL DEFAULT '';
+        ALTER TABLE printer_state ADD COLUMN errors_due REAL;
+        ALTER TABLE printer_state ADD COLUMN bed_cooling_since REAL;
+        """,
     ]
 }

@@ -1,7 +1,7 @@
 import PrintBridgeCore
 
 /// The devices file of `replay --devices FILE`: a JSON array of
-/// `{"apnsToken", "printerPrefix"?, "printerName"?, "settings"?, "activityTokens"?, "pushToStartToken"?}`,
+/// `{"apnsToken", "printerPrefix"?, "printerName"?, "language"?, "settings"?, "activityTokens"?, "pushToStartToken"?}`,
 /// the same fields the HTTP API takes.
 public enum DevicesFile {
     public struct Error: Swift.Error, CustomStringConvertible {
@@ -58,6 +58,12 @@ public enum DevicesFile {
                 device.printerPrefixes = [text]
             }
             device.printerName = object["printerName"]?.stringValue
+            if let value = object["language"], value != .null {
+                guard let tag = value.stringValue, Catalog.isLanguageTag(tag) else {
+                    throw Error(description: "\(place): \"language\" must be a language tag such as \"de\" or \"fr-CA\"")
+                }
+                device.language = tag
+            }
             if let settings = object["settings"] {
                 device.preferences = try preferences(settings, place: place)
             }
@@ -86,11 +92,7 @@ public enum DevicesFile {
     private static func preferences(_ json: JSONValue, place: String) throws(Error) -> NotificationPreferences {
         guard let object = json.objectValue else { throw Error(description: "\(place): \"settings\" must be an object") }
         var preferences = NotificationPreferences.all
-        let keys: [(String, WritableKeyPath<NotificationPreferences, Bool>)] = [
-            ("notificationsEnabled", \.notificationsEnabled), ("onStart", \.onStart),
-            ("onComplete", \.onComplete), ("onFailed", \.onFailed), ("onPaused", \.onPaused),
-            ("onMilestone", \.onMilestone),
-        ]
+        let keys = NotificationPreferences.switches.map { ($0.name, $0.keyPath) }
         for (key, path) in keys {
             guard let value = object[key] else { continue }
             guard let flag = value.boolValue else {

@@ -51,6 +51,11 @@ struct ConfigFile: Sendable {
         .init(name: "START_SETTLE", secret: false, help: "seconds a start waits for the new print's file and values (5)"),
         .init(name: "CANCEL_WINDOW", secret: false, help: "seconds a failure waits for a cancel code that follows (10)"),
         .init(name: "FLICKER_WINDOW", secret: false, help: "seconds a print gone idle may come back as the same print (60)"),
+        .init(name: "REASON_WINDOW", secret: false,
+              help: "seconds a pause waits for its reason, and a new printer error for a pause it may belong to (3)"),
+        .init(name: "BED_COOLED_BELOW", secret: false, help: "°C the bed must cool below for \"Ready to Remove\" after a finish (35)"),
+        .init(name: "ALERT_LANGUAGE", secret: false,
+              help: "language of alerts for phones that do not say theirs: en, de, fr or es (en)"),
         .init(name: "HEALTH_HA_GRACE", secret: false, help: "seconds HA may be away before /healthz is 503 (60)"),
     ]
 

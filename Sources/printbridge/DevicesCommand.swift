@@ -29,11 +29,9 @@ struct DevicesCommand: ParsableCommand {
             for device in devices {
                 let printers = device.printerPrefixes.isEmpty ? ["all printers"] : device.printerPrefixes.sorted()
                 let preferences = device.preferences
-                let switches: [(String, Bool)] = [
-                    ("notifications", preferences.notificationsEnabled), ("onStart", preferences.onStart),
-                    ("onComplete", preferences.onComplete), ("onFailed", preferences.onFailed),
-                    ("onPaused", preferences.onPaused), ("onMilestone", preferences.onMilestone),
-                ]
+                let switches = NotificationPreferences.switches.map { entry in
+                    (entry.name == "notificationsEnabled" ? "notifications" : entry.name, preferences[keyPath: entry.keyPath])
+                }
                 switch format {
                 case .text:
                     let off = switches.filter { !$0.1 }.map(\.0)
@@ -42,7 +40,8 @@ struct DevicesCommand: ParsableCommand {
                             + (device.isDisabled ? "  DISABLED" : "")
                             + (off.isEmpty ? "" : "  off: \(off.joined(separator: ", "))")
                             + (device.activityTokens.isEmpty ? "" : "  live activities: \(device.activityTokens.keys.sorted().joined(separator: ", "))")
-                            + (device.pushToStartToken == nil ? "" : "  push-to-start"))
+                            + (device.pushToStartToken == nil ? "" : "  push-to-start")
+                            + (device.language.map { "  language: \($0)" } ?? ""))
                 case .json:
                     output.write(JSONText.object([
                         ("id", JSONText.quoted(device.id)),
@@ -52,6 +51,7 @@ struct DevicesCommand: ParsableCommand {
                         ("settings", JSONText.object(switches.map { ($0.0 == "notifications" ? "notificationsEnabled" : $0.0, $0.1 ? "true" : "false") })),
                         ("liveActivities", "[" + device.activityTokens.keys.sorted().map(JSONText.quoted).joined(separator: ",") + "]"),
                         ("pushToStart", device.pushToStartToken == nil ? "false" : "true"),
+                        ("language", device.language.map(JSONText.quoted) ?? "null"),
                     ]))
                 }
             }
@@ -73,9 +73,15 @@ struct DevicesCommand: ParsableCommand {
         @Option(name: .long, help: "The name to show for the printer in alerts.")
         var name: String?
 
+        @Option(name: .long, help: "The language of this phone's alerts (en, de, fr, es; other languages get the language setting's).")
+        var language: String?
+
         func validate() throws {
             guard TokenFormat.isPlausibleToken(token) else {
                 throw ValidationError("--token must be a hex APNs device token (64 or more hex digits)")
+            }
+            if let language, !Catalog.isLanguageTag(language) {
+                throw ValidationError("--language must be a language tag such as de or fr-CA")
             }
         }
 
@@ -87,7 +93,7 @@ struct DevicesCommand: ParsableCommand {
             try DevicesCommand.storeCall {
                 let registration = try store.register(
                     apnsToken: token, haURL: nil, printerPrefix: nil, printerName: name,
-                    printerPrefixes: printer.isEmpty ? nil : printer)
+                    printerPrefixes: printer.isEmpty ? nil : printer, language: language)
                 StandardStreams.out("\(registration.deviceID) \(registration.created ? "registered" : "updated")")
             }
         }
@@ -127,6 +133,8 @@ struct DevicesCommand: ParsableCommand {
         @Option(name: .customLong("on-failed")) var onFailed: Bool?
         @Option(name: .customLong("on-paused")) var onPaused: Bool?
         @Option(name: .customLong("on-milestone")) var onMilestone: Bool?
+        @Option(name: .customLong("on-printer-error")) var onPrinterError: Bool?
+        @Option(name: .customLong("on-bed-cooled")) var onBedCooled: Bool?
 
         @OptionGroup var configOption: ConfigOption
 
@@ -135,7 +143,7 @@ struct DevicesCommand: ParsableCommand {
             let store = try StateDirectory.openStore()
             let patch = DeviceStore.PreferencesPatch(
                 notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,
-                onPaused: onPaused, onMilestone: onMilestone)
+                onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled)
             let found = try DevicesCommand.storeCall { try store.updatePreferences(deviceID: id, patch) }
             guard found else {
                 StandardStreams.err("printbridge: no device \(id)")

@@ -23,7 +23,7 @@ struct ReplayCommand: AsyncParsableCommand {
             Without --devices, one demo device follows every printer with every
             notification on and keeps a Live Activity open for every printer.
             Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL, START_SETTLE, CANCEL_WINDOW,
-            FLICKER_WINDOW (options win).
+            FLICKER_WINDOW, REASON_WINDOW, BED_COOLED_BELOW, ALERT_LANGUAGE (options win).
 
             With --send (and --devices), the pushes go to APNs with the APNS_* credentials
             (see `printbridge send-test --help`) as the print happened: the recording's
@@ -175,12 +175,17 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         for (name, field) in [
             ("START_SETTLE", \PlannerConfiguration.startSettle), ("CANCEL_WINDOW", \.cancelWindow),
-            ("FLICKER_WINDOW", \.flickerWindow),
+            ("FLICKER_WINDOW", \.flickerWindow), ("REASON_WINDOW", \.reasonWindow),
         ] {
             guard let text = StandardStreams.environment(name) else { continue }
             guard let seconds = Double(text) else { throw configError("\(name) must be a number of seconds") }
             configuration[keyPath: field] = seconds
         }
+        if let text = StandardStreams.environment("BED_COOLED_BELOW") {
+            guard let degrees = Double(text) else { throw configError("BED_COOLED_BELOW must be a temperature in °C") }
+            configuration.bedCooledBelow = degrees
+        }
+        if let language = StandardStreams.environment("ALERT_LANGUAGE") { configuration.language = language }
         if let problem = configuration.problems().first {
             throw configError(problem)
         }

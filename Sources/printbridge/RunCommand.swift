@@ -257,13 +257,10 @@ struct RunCommand: AsyncParsableCommand {
         for device in devices {
             let id = try store.register(
                 apnsToken: device.apnsToken, haURL: nil, printerPrefix: nil, printerName: device.printerName,
-                printerPrefixes: device.printerPrefixes.isEmpty ? nil : device.printerPrefixes.sorted()
+                printerPrefixes: device.printerPrefixes.isEmpty ? nil : device.printerPrefixes.sorted(),
+                language: device.language
             ).deviceID
-            let preferences = device.preferences
-            _ = try store.updatePreferences(deviceID: id, .init(
-                notificationsEnabled: preferences.notificationsEnabled, onStart: preferences.onStart,
-                onComplete: preferences.onComplete, onFailed: preferences.onFailed, onPaused: preferences.onPaused,
-                onMilestone: preferences.onMilestone))
+            _ = try store.updatePreferences(deviceID: id, .init(device.preferences))
             for (prefix, token) in device.activityTokens {
                 _ = try store.setActivityToken(token, printerPrefix: prefix, deviceID: id)
             }

@@ -8,6 +8,7 @@ import PrintBridgeCore
 enum SettingsReload {
     static let appliedLive: Set<String> = [
         "MILESTONES", "LIVE_ACTIVITY_INTERVAL", "START_SETTLE", "CANCEL_WINDOW", "FLICKER_WINDOW",
+        "REASON_WINDOW", "BED_COOLED_BELOW", "ALERT_LANGUAGE",
     ]
 
     /// The new planner settings, or nil (kept as they were) when there is no

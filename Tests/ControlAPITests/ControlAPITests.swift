@@ -12,6 +12,7 @@ import Testing
     let server: HTTPServer
     let store: DeviceStore
     let phone = String(repeating: "ab", count: 32)
+    let tablet = String(repeating: "cd", count: 32)
 
     init() throws {
         let directory = NSTemporaryDirectory() + "printbridge-api-\(UUID().uuidString.prefix(8))"
@@ -95,6 +96,23 @@ import Testing
         let details = wrongType.json["details"] as? [String: [String]]
         #expect(details?["onStart"] == ["must be true or false"] && details?["colour"] == ["is not a setting"])
         #expect(try await call("PATCH", "/api/devices/nobody/settings", body: "{}").status == 404)
+        // PrintBridge's switches for printer errors and "Ready to Remove".
+        #expect(try await call("PATCH", "/api/devices/\(id)/settings", body: #"{"onPrinterError":false,"onBedCooled":false}"#).status == 200)
+        #expect(try store.devices()[0].preferences
+            == NotificationPreferences(onStart: false, onMilestone: false, onPrinterError: false, onBedCooled: false))
+        let listed = try await call("GET", "/api/devices/by-printer/x1c_00m09a350100123")
+        let row = (listed.json["devices"] as? [[String: Any]])?.first
+        #expect(row?["on_printer_error"] as? Int == 0 && row?["on_bed_cooled"] as? Int == 0 && row?["on_complete"] as? Int == 1)
+    }
+
+    @Test func aPhoneMaySayItsLanguage() async throws {
+        let german = #"{"apnsToken":"\#(phone)","haUrl":"http://ha:8123","printerPrefix":"x1c","language":"de-CH"}"#
+        #expect(try await call("POST", "/api/devices/register", body: german).status == 200)
+        #expect(try store.devices()[0].language == "de-CH")
+        let bad = try await call("POST", "/api/devices/register", body: #"{"apnsToken":"\#(tablet)","haUrl":"http://ha:8123","language":"C.UTF-8"}"#)
+        #expect(bad.status == 400)
+        #expect((bad.json["details"] as? [String: [String]])?["language"] == ["must be a language tag such as \"de\" or \"fr-CA\""])
+        #expect(try store.devices().count == 1, "nothing registered from a bad body")
     }
 
     @Test func activityTokensAsTheSeedAppSendsThem() async throws {

@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 5)
+        #expect(store.schemaVersion == 6)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 5)
+        #expect(try temp.open().schemaVersion == 6)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -68,6 +68,20 @@ let activity = String(repeating: "ef", count: 40)
         #expect(try store.updatePreferences(deviceID: id, .init(onStart: true)))
         #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false))
         #expect(try !store.updatePreferences(deviceID: "no-such-device", .init(onStart: true)))
+        #expect(try store.updatePreferences(deviceID: id, .init(onPrinterError: false, onBedCooled: false)))
+        #expect(try store.devices()[0].preferences
+            == NotificationPreferences(onMilestone: false, onPrinterError: false, onBedCooled: false))
+    }
+
+    @Test func aPhonesLanguageIsKeptUntilItSaysAnother() throws {
+        let store = try TemporaryStore().open()
+        let id = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: nil, language: "de-AT").deviceID
+        #expect(try store.devices()[0].language == "de-AT")
+        _ = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: nil)
+        #expect(try store.devices()[0].language == "de-AT", "the seed app's re-registration says no language")
+        _ = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: nil, language: "fr")
+        #expect(try store.devices().map(\.language) == ["fr"])
+        #expect(try store.devices()[0].id == id)
     }
 
     @Test func liveActivityAndPushToStartTokensPerDevice() throws {
@@ -149,7 +163,7 @@ let activity = String(repeating: "ef", count: 40)
 
     @Test func notificationStateSurvivesAReopen() throws {
         let temp = TemporaryStore()
-        let states: [String: PrinterNotificationState] = [
+        var states: [String: PrinterNotificationState] = [
             "x1c": PrinterNotificationState(
                 lastStatus: .running, printID: "x1c-1795165200", milestonesSent: [25, 50], milestoneReference: 52.5,
                 lastLiveActivityPush: EpochTime(seconds: 1_795_165_260), liveActivityDue: EpochTime(seconds: 1_795_165_290)),
@@ -158,6 +172,12 @@ let activity = String(repeating: "ef", count: 40)
             "a1": PrinterNotificationState(
                 lastStatus: .idle, heldStatus: .running, heldDue: EpochTime(seconds: 1_795_165_205), heldFile: "cube.3mf"),
         ]
+        // Printer errors told, one cleared a moment ago, new ones waiting; a bed cooling after a finish.
+        states["p1s"]?.toldErrors = ["0300_0100_0001_0007", "0700_2000_0002_0001"]
+        states["p1s"]?.clearedErrors = ["0701_2200_0002_0002": EpochTime(seconds: 1_795_165_100.25)]
+        states["p1s"]?.errorsDue = EpochTime(seconds: 1_795_165_103)
+        states["p1s"]?.bedCoolingSince = EpochTime(seconds: 1_795_165_000)
+        states["a1"]?.toldErrors = []
         try temp.open().commit(states: states)
         #expect(try temp.open().notificationStates() == states)
         var changed = states

@@ -1,6 +1,7 @@
 /// The alert push body, shaped as the seed server sent it and the app reads it:
 /// `aps.alert` {title, body}, `sound`, `thread-id` = printer prefix, and the
-/// custom `printerState` the app parses from `userInfo`.
+/// custom `printerState` the app parses from `userInfo`. Texts come from a
+/// `Catalog` (English, the seed's exact wording, by default).
 public struct AlertPayload: Encodable, Hashable, Sendable {
     public struct APS: Encodable, Hashable, Sendable {
         public struct Alert: Encodable, Hashable, Sendable {
@@ -11,22 +12,40 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         public var alert: Alert
         public var sound: String
         public var threadID: String
+        /// `time-sensitive` for a serious or fatal printer error; nil otherwise (iOS's `active`).
+        public var interruptionLevel: String?
 
         enum CodingKeys: String, CodingKey {
             case alert, sound
             case threadID = "thread-id"
+            case interruptionLevel = "interruption-level"
         }
     }
 
     /// The seed's `PrinterNotificationPayload` subset the app reads.
     public struct PrinterState: Encodable, Hashable, Sendable {
         /// print_started, print_complete, print_failed, print_paused,
-        /// print_cancelled, progress_milestone.
+        /// print_cancelled, progress_milestone; printer_error, bed_cooled.
         public var type: String
         public var prefix: String
         public var progress: Int
         public var status: String
         public var filename: String?
+        /// Why the print paused, failed or was cancelled, or the printer
+        /// error's text, when the printer said (PrintBridge's addition; the
+        /// app ignores keys it does not know).
+        public var reason: String?
+    }
+
+    /// What an alert is about beyond its event.
+    public enum Detail: Hashable, Sendable {
+        case none
+        /// Why the print paused, failed or was cancelled.
+        case reason(String)
+        /// A printer error (HMS), told on its own.
+        case printerError(HMSError)
+        /// The bed has cooled after a finish: its temperature and the minutes since.
+        case bedCooled(temperature: Double, minutes: Int)
     }
 
     public var aps: APS
@@ -41,6 +60,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         var status: PrintStatus
         var progress: Int
         var milestone: Int?
+        var detail: Detail
+        var catalog: Catalog
     }
 
     enum CodingKeys: String, CodingKey {
@@ -51,36 +72,62 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
     /// percentage for milestone alerts.
     public init(
         event: Push.Event, prefix: String, printerName: String, fileName: String?,
-        status: PrintStatus, progress: Int, milestone: Int? = nil
+        status: PrintStatus, progress: Int, milestone: Int? = nil, detail: Detail = .none, catalog: Catalog = .english
     ) {
         inputs = Inputs(
             event: event, prefix: prefix, printerName: printerName, fileName: fileName, status: status,
-            progress: progress, milestone: milestone)
+            progress: progress, milestone: milestone, detail: detail, catalog: catalog)
         let fileName = fileName.flatMap { $0.isEmpty ? nil : $0 }
-        let file = fileName ?? "Print"
+        let names: [String: CatalogArgument] = [
+            "file": .text(fileName ?? catalog.text(.unnamedFile)), "printer": .text(printerName),
+        ]
+        var reason: String?
+        if case .reason(let text) = detail { reason = text }
+        func withReason(_ body: String) -> String { reason.map { body + "\n" + $0 } ?? body }
         let title: String
         let body: String
         let type: String
+        var level: String?
         switch event {
         case .started:
-            (title, body, type) = ("Print Started", "\(file) started on \(printerName)", "print_started")
+            (title, body, type) = (catalog.text(.startedTitle), catalog.text(.startedBody, names), "print_started")
         case .complete:
-            (title, body, type) = ("Print Complete! 🎉", "\(file) finished on \(printerName)", "print_complete")
+            (title, body, type) = (catalog.text(.completeTitle), catalog.text(.completeBody, names), "print_complete")
         case .failed:
-            (title, body, type) = ("Print Failed ⚠️", "\(file) failed on \(printerName)", "print_failed")
+            (title, body, type) = (catalog.text(.failedTitle), withReason(catalog.text(.failedBody, names)), "print_failed")
         case .cancelled:
-            (title, body, type) = ("Print Cancelled", "\(file) was cancelled on \(printerName)", "print_cancelled")
+            (title, body, type) = (
+                catalog.text(.cancelledTitle), withReason(catalog.text(.cancelledBody, names)), "print_cancelled"
+            )
         case .paused:
-            (title, body, type) = ("Print Paused", "\(file) paused on \(printerName)", "print_paused")
+            (title, body, type) = (catalog.text(.pausedTitle), withReason(catalog.text(.pausedBody, names)), "print_paused")
         case .milestone:
-            (title, body, type) = ("\(milestone ?? progress)% Complete", "\(file) on \(printerName)", "progress_milestone")
+            (title, body, type) = (
+                catalog.text(.milestoneTitle, ["percent": .count(milestone ?? progress)]),
+                catalog.text(.milestoneBody, names), "progress_milestone"
+            )
+        case .printerError:
+            var text = ""
+            if case .printerError(let error) = detail {
+                text = error.text.isEmpty ? catalog.text(.printerErrorUnknown, ["code": .text(error.code)]) : error.text
+                if error.severity.isUrgent { level = "time-sensitive" }
+            }
+            reason = text
+            (title, body, type) = (catalog.text(.printerErrorTitle, names), text, "printer_error")
+        case .bedCooled:
+            var arguments = names
+            if case .bedCooled(let temperature, let minutes) = detail {
+                arguments["temperature"] = .number(temperature, decimals: 1)
+                arguments["minutes"] = .count(minutes)
+            }
+            (title, body, type) = (catalog.text(.bedCooledTitle), catalog.text(.bedCooledBody, arguments), "bed_cooled")
         case .update, .end, .start:
             (title, body, type) = ("Printer Update", "Update from \(printerName)", "printer_update")
         }
-        aps = APS(alert: .init(title: title, body: body), sound: "default", threadID: prefix)
+        aps = APS(alert: .init(title: title, body: body), sound: "default", threadID: prefix, interruptionLevel: level)
         printerState = PrinterState(
             type: type, prefix: prefix, progress: milestone ?? progress, status: status.rawValue,
-            filename: fileName)
+            filename: fileName, reason: reason)
     }
 
     /// The JSON body, within APNs' 4096 bytes: an over-long file name is
@@ -89,7 +136,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         try PayloadEncoding.fitting(fileName: inputs.fileName) { fileName in
             AlertPayload(
                 event: inputs.event, prefix: inputs.prefix, printerName: inputs.printerName, fileName: fileName,
-                status: inputs.status, progress: inputs.progress, milestone: inputs.milestone)
+                status: inputs.status, progress: inputs.progress, milestone: inputs.milestone, detail: inputs.detail,
+                catalog: inputs.catalog)
         }
     }
 }

@@ -35,6 +35,10 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
     }
 
     public var aps: APS
+    /// The language of a push-to-start's alert (not encoded).
+    var catalog: Catalog = .english
+
+    enum CodingKeys: String, CodingKey { case aps }
 
     /// A routine or status-change update.
     public static func update(
@@ -61,15 +65,18 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
     /// "Print Started" alert naming the file.
     public static func start(
         _ state: PrinterActivityAttributes.ContentState, attributes: PrinterActivityAttributes,
-        at now: EpochTime, staleAfter: Double
+        at now: EpochTime, staleAfter: Double, catalog: Catalog = .english
     ) -> LiveActivityPayload {
-        LiveActivityPayload(
+        let names: [String: CatalogArgument] = [
+            "file": .text(attributes.filename), "printer": .text(attributes.printerName),
+        ]
+        return LiveActivityPayload(
             aps: APS(
                 timestamp: now.wholeSeconds, event: .start, contentState: state,
                 staleDate: (now + staleAfter).wholeSeconds, attributesType: "PrinterActivityAttributes",
                 attributes: attributes,
-                alert: .init(
-                    title: "Print Started", body: "\(attributes.filename) started on \(attributes.printerName)")))
+                alert: .init(title: catalog.text(.startedTitle), body: catalog.text(.startedBody, names))),
+            catalog: catalog)
     }
 
     public func encoded() throws(PayloadError) -> [UInt8] {
@@ -83,7 +90,8 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
                     filename: fileName ?? attributes.filename, startTime: attributes.startTime,
                     printerName: attributes.printerName, printerModel: attributes.printerModel,
                     entityPrefix: attributes.entityPrefix),
-                at: EpochTime(seconds: Double(aps.timestamp)), staleAfter: Double(aps.staleDate - aps.timestamp))
+                at: EpochTime(seconds: Double(aps.timestamp)), staleAfter: Double(aps.staleDate - aps.timestamp),
+                catalog: catalog)
         }
     }
 }

@@ -8,6 +8,10 @@ public struct Device: Hashable, Sendable {
     /// The name the app gave the printer it registered for.
     public var printerName: String?
     public var preferences: NotificationPreferences
+    /// The language the phone's alerts are written in (`de`, `fr-CA`:
+    /// PrintBridge's extension to registration); nil or a language without
+    /// a catalog: the `language` setting's.
+    public var language: String?
     /// Live Activity update tokens, one per printer with a running activity.
     public var activityTokens: [String: String]
     /// iOS 17.2+ push-to-start token: lets a print start begin the activity remotely.

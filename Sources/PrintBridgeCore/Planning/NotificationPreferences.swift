@@ -6,11 +6,17 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     public var onFailed: Bool
     public var onPaused: Bool
     public var onMilestone: Bool
+    /// PrintBridge's additions: printer (HMS) errors, and the bed cooled after a finish.
+    public var onPrinterError: Bool
+    public var onBedCooled: Bool
 
     public init(
         notificationsEnabled: Bool = true, onStart: Bool = true, onComplete: Bool = true,
-        onFailed: Bool = true, onPaused: Bool = true, onMilestone: Bool = true
+        onFailed: Bool = true, onPaused: Bool = true, onMilestone: Bool = true,
+        onPrinterError: Bool = true, onBedCooled: Bool = true
     ) {
+        self.onPrinterError = onPrinterError
+        self.onBedCooled = onBedCooled
         self.notificationsEnabled = notificationsEnabled
         self.onStart = onStart
         self.onComplete = onComplete
@@ -20,6 +26,16 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     }
 
     public static let all = NotificationPreferences()
+
+    /// Every switch: its name in the app's JSON, its store column, and the property.
+    public static var switches: [(name: String, column: String, keyPath: WritableKeyPath<NotificationPreferences, Bool>)] {
+        [
+            ("notificationsEnabled", "notifications_enabled", \.notificationsEnabled), ("onStart", "on_start", \.onStart),
+            ("onComplete", "on_complete", \.onComplete), ("onFailed", "on_failed", \.onFailed),
+            ("onPaused", "on_paused", \.onPaused), ("onMilestone", "on_milestone", \.onMilestone),
+            ("onPrinterError", "on_printer_error", \.onPrinterError), ("onBedCooled", "on_bed_cooled", \.onBedCooled),
+        ]
+    }
 
     /// Whether an alert for `event` may go to this device. Cancelled prints
     /// follow `onFailed` (the app has no separate switch for them).
@@ -31,6 +47,8 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
         case .failed, .cancelled: return onFailed
         case .paused: return onPaused
         case .milestone: return onMilestone
+        case .printerError: return onPrinterError
+        case .bedCooled: return onBedCooled
         case .update, .end, .start: return true
         }
     }

@@ -29,6 +29,15 @@ public struct PlannerConfiguration: Hashable, Sendable {
     /// long (seconds): back to running with the same file, it was a flicker,
     /// not a new print.
     public var flickerWindow: Double
+    /// A pause waits at most this long (seconds) for its reason (the stage,
+    /// the print error, the HMS errors), which ha-bambulab writes in the
+    /// same update pass as the status in no fixed order; new HMS errors wait
+    /// as long for a pause or failure they may belong to.
+    public var reasonWindow: Double
+    /// After a finish, "Ready to Remove" goes out once the bed is below this (°C).
+    public var bedCooledBelow: Double
+    /// The language of alerts for phones that did not say theirs.
+    public var language: String
 
     public static let defaultBundleID = "com.samduncan.PrinterMonitor"
 
@@ -36,8 +45,12 @@ public struct PlannerConfiguration: Hashable, Sendable {
         bundleID: String = PlannerConfiguration.defaultBundleID, milestones: [Int] = [25, 50, 75],
         liveActivityInterval: Double = 30, liveActivitySettle: Double = 2, staleAfter: Double = 900, dismissAfter: Double = 3600,
         alertExpiration: Double = 86400, printerNames: [String: String] = [:], startSettle: Double = 5,
-        cancelWindow: Double = 10, flickerWindow: Double = 60
+        cancelWindow: Double = 10, flickerWindow: Double = 60, reasonWindow: Double = 3, bedCooledBelow: Double = 35,
+        language: String = "en"
     ) {
+        self.reasonWindow = reasonWindow
+        self.bedCooledBelow = bedCooledBelow
+        self.language = language
         self.startSettle = startSettle
         self.cancelWindow = cancelWindow
         self.flickerWindow = flickerWindow
@@ -54,6 +67,14 @@ public struct PlannerConfiguration: Hashable, Sendable {
     public var alertTopic: String { bundleID }
     public var liveActivityTopic: String { bundleID + ".push-type.liveactivity" }
 
+    /// The catalog of the `language` setting (English if there is none).
+    public var catalog: Catalog { Catalog.forLanguage(language) ?? .english }
+
+    /// A phone's catalog: its own language's, else the setting's.
+    public func catalog(for device: Device) -> Catalog {
+        Catalog.forLanguage(device.language) ?? catalog
+    }
+
     /// Problems a user must fix before the planner can run.
     public func problems() -> [String] {
         var problems: [String] = []
@@ -66,7 +87,15 @@ public struct PlannerConfiguration: Hashable, Sendable {
         if !(liveActivitySettle >= 0) { problems.append("Live Activity settle time must be 0 or more seconds") }
         if !(staleAfter > 0) { problems.append("stale-after must be positive") }
         if !(dismissAfter >= 0) { problems.append("dismiss-after must be 0 or more seconds") }
-        for (name, value) in [("start settle", startSettle), ("cancel window", cancelWindow), ("flicker window", flickerWindow)]
+        if Catalog.forLanguage(language) == nil {
+            problems.append("alert language \"\(language)\" has no texts; languages: "
+                + Catalog.all.keys.sorted().joined(separator: ", "))
+        }
+        if !(0...100).contains(bedCooledBelow) { problems.append("bed-cooled temperature must be 0–100 °C") }
+        for (name, value) in [
+            ("start settle", startSettle), ("cancel window", cancelWindow), ("flicker window", flickerWindow),
+            ("reason window", reasonWindow),
+        ]
         where !(value >= 0) {
             problems.append("\(name) must be 0 or more seconds")
         }

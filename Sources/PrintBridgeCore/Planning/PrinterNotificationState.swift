@@ -24,6 +24,18 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     /// The print's file when a running print was held (a flicker must come
     /// back with the same file).
     public var heldFile: String?
+    /// The HMS errors already told (or there when PrintBridge first saw the
+    /// printer, or told as a pause's or failure's reason), by code; nil
+    /// until the printer's errors were first seen.
+    public var toldErrors: Set<String>?
+    /// Told errors that went away, and when: one back within the flicker
+    /// window is the same error (an HA restart shows none for a moment).
+    public var clearedErrors: [String: EpochTime] = [:]
+    /// When new HMS errors are told, unless a pause or failure takes them first.
+    public var errorsDue: EpochTime?
+    /// A print finished with the bed this warm, at this time: "Ready to
+    /// Remove" is due when it has cooled.
+    public var bedCoolingSince: EpochTime?
 
     public init(
         lastStatus: PrintStatus? = nil, printID: String? = nil, milestonesSent: Set<Int> = [],
@@ -48,9 +60,10 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     /// The earliest scheduled work: a held verdict or a routine update.
     var nextDue: EpochTime? {
         switch (heldDue, liveActivityDue) {
-        case (let held?, let update?): return min(held, update)
-        case (let held?, nil): return held
-        case (nil, let update): return update
+        case (let held?, let update?): return min(held, update, errorsDue ?? held)
+        case (let held?, nil): return min(held, errorsDue ?? held)
+        case (nil, let update?): return min(update, errorsDue ?? update)
+        case (nil, nil): return errorsDue
         }
     }
 }

@@ -43,17 +43,48 @@ struct PushBuilder {
         return parts.count > 1 ? parts[0].uppercased() : ""
     }
 
+    /// The alert for `event` to every device that follows the printer and
+    /// wants it, each in its own language. A pause, failure or cancel says
+    /// why when the printer said (`AlertReason`).
     mutating func alert(_ event: Push.Event, status: PrintStatus, milestone: Int? = nil) {
+        let snapshot = snapshot
+        alert(event, status: status, milestone: milestone) { catalog in
+            AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
+        }
+    }
+
+    /// A printer (HMS) error on its own, collapsed per printer and error.
+    /// Its `apns-id` derives from the error and when HA says it appeared,
+    /// so one made again after a crash is recognisably the same.
+    mutating func printerErrorAlert(_ error: HMSError) {
+        let since = snapshot.changedAt[.hmsErrors]?.wholeSeconds ?? now.wholeSeconds
+        alert(
+            .printerError, status: snapshot.status ?? .idle, collapseKey: "error." + error.code,
+            idName: "\(prefix)|error|\(error.code)|\(since)"
+        ) { _ in .printerError(error) }
+    }
+
+    /// "Ready to Remove": the bed is down to `temperature` `minutes` after the finish.
+    mutating func bedCooledAlert(temperature: Double, minutes: Int) {
+        alert(.bedCooled, status: .complete) { _ in .bedCooled(temperature: temperature, minutes: minutes) }
+    }
+
+    private mutating func alert(
+        _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, collapseKey: String? = nil,
+        idName: String? = nil, detail: (Catalog) -> AlertPayload.Detail
+    ) {
         let progress = Int((snapshot.progress ?? 0).rounded(.down))
         for device in devices where device.follows(prefix) && device.preferences.wants(event) {
+            let catalog = configuration.catalog(for: device)
             let payload = AlertPayload(
                 event: event, prefix: prefix, printerName: printerName(for: device), fileName: snapshot.fileName,
-                status: status, progress: status == .complete ? 100 : progress, milestone: milestone)
+                status: status, progress: status == .complete ? 100 : progress, milestone: milestone,
+                detail: detail(catalog), catalog: catalog)
             add(
                 payload: { () throws(PayloadError) in try payload.encoded() }, kind: .alert, event: event,
                 device: device, token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic,
-                priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: event.rawValue),
-                expiration: now + configuration.alertExpiration, milestone: milestone)
+                priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: collapseKey ?? event.rawValue),
+                expiration: now + configuration.alertExpiration, milestone: milestone, idName: idName)
         }
     }
 
@@ -99,13 +130,13 @@ struct PushBuilder {
                 device.preferences.wants(.started), device.activityTokens[prefix] == nil
             else { continue }
             let name = printerName(for: device)
-            let file = snapshot.fileName ?? "Print"
+            let file = snapshot.fileName ?? configuration.catalog(for: device).text(.unnamedFile)
             let attributes = PrinterActivityAttributes(
                 filename: file, startTime: Date(timeIntervalSince1970: now.seconds), printerName: name,
                 printerModel: printerModel, entityPrefix: prefix)
             let payload = LiveActivityPayload.start(
                 snapshot.contentState(status: .running), attributes: attributes, at: now,
-                staleAfter: configuration.staleAfter)
+                staleAfter: configuration.staleAfter, catalog: configuration.catalog(for: device))
             add(
                 payload: { () throws(PayloadError) in try payload.encoded() }, kind: .liveActivity, event: .start,
                 device: device, token: token, tokenKind: .pushToStart, topic: configuration.liveActivityTopic,
@@ -117,7 +148,7 @@ struct PushBuilder {
     private mutating func add(
         payload: () throws(PayloadError) -> [UInt8], kind: Push.Kind, event: Push.Event, device: Device,
         token: String, tokenKind: Push.TokenKind, topic: String, priority: Int, collapseID: String,
-        expiration: EpochTime, milestone: Int? = nil
+        expiration: EpochTime, milestone: Int? = nil, idName: String? = nil
     ) {
         do throws(PayloadError) {
             var push = Push(
@@ -125,7 +156,9 @@ struct PushBuilder {
                 tokenKind: tokenKind, topic: topic, priority: priority, collapseID: collapseID,
                 expiration: expiration, payload: try payload(), createdAt: now)
             // A print's notifications (not its routine updates) have an id of their own.
-            if let printID, event != .update {
+            if let idName {
+                push.apnsID = Push.derivedID("\(idName)|\(token)")
+            } else if let printID, event != .update {
                 push.apnsID = Push.derivedID("\(printID)|\(event.rawValue)|\(milestone ?? 0)|\(token)")
             }
             plan.pushes.append(push)

@@ -68,6 +68,16 @@ public struct PushPlanner: Sendable {
         if let status = change.current.status, status != state.lastSeenStatus {
             liveActivityHandled = see(status, state: &state, builder: &builder)
         }
+        if state.heldStatus == .paused, AlertReason.isComplete(forPause: builder.snapshot) {
+            // The pause's reason is in: tell it now rather than at the window's end.
+            state.heldStatus = nil
+            state.heldDue = nil
+            liveActivityHandled = act(on: .paused, state: &state, builder: &builder) || liveActivityHandled
+        }
+        if change.field == .hmsErrors, let errors = change.current.hmsErrors {
+            see(errors, state: &state, builder: builder)
+        }
+        if change.field == .bedTemp { checkBedCooled(state: &state, builder: &builder) }
 
         if change.field == .progress, change.current.progress != change.previous.progress, state.heldStatus == nil {
             checkMilestones(state: &state, builder: &builder, alerting: milestonesAllowed)
@@ -94,6 +104,8 @@ public struct PushPlanner: Sendable {
     /// A new status seen. Returns whether it took care of the Live Activity.
     private mutating func see(_ status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
         var handled = false
+        // A new print (or its preparation) heats the bed again: nothing to remove.
+        if status.isActive || status == .preparing { state.bedCoolingSince = nil }
         if let held = state.heldStatus {
             // A later status settles what was held back.
             state.heldStatus = nil
@@ -136,6 +148,9 @@ public struct PushPlanner: Sendable {
             hold = configuration.startSettle
         case (.running, .failed), (.paused, .failed), (.preparing, .failed):
             hold = configuration.cancelWindow
+        case (.running, .paused), (.preparing, .paused):
+            // Told when its reason is in (see `plan`), at the latest when the window ends.
+            hold = configuration.reasonWindow
         case (.running, .idle), (.paused, .idle), (.running, .preparing), (.paused, .preparing):
             hold = configuration.flickerWindow
             state.heldFile = builder.snapshot.fileName
@@ -173,6 +188,15 @@ public struct PushPlanner: Sendable {
         else { return Plan() }
         var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
         builder.printID = state.printID
+        if AlertReason.text(for: .failed, snapshot: builder.snapshot, catalog: configuration.catalog) == nil {
+            // No cancel is coming, but the reason may be a moment behind.
+            let due = min(state.heldDue ?? now, now + configuration.reasonWindow)
+            var plan = Plan()
+            plan.stateChanged = due != state.heldDue
+            state.heldDue = due
+            printers[prefix] = state
+            return plan
+        }
         state.heldStatus = nil
         state.heldDue = nil
         act(on: .failed, state: &state, builder: &builder)
@@ -208,6 +232,9 @@ public struct PushPlanner: Sendable {
                 state.heldDue = nil
                 state.heldFile = nil
                 act(on: held, state: &state, builder: &builder)
+            }
+            if let errorsDue = state.errorsDue, errorsDue <= time {
+                tellNewErrors(state: &state, builder: &builder)
             }
             if let updateDue = state.liveActivityDue, updateDue <= time {
                 state.liveActivityDue = nil
@@ -254,10 +281,15 @@ public struct PushPlanner: Sendable {
                 state.milestoneReference = 0
             }
             builder.alert(.paused, status: .paused)
+            absorbErrors(state: &state, snapshot: builder.snapshot)
             immediateUpdate(state: &state, builder: &builder)
         case .complete, .failed, .cancelled:
             let status = builder.snapshot.status.flatMap { $0.isTerminal ? $0 : nil } ?? transition.terminalStatus
             builder.alert(transition.alertEvent!, status: status)
+            absorbErrors(state: &state, snapshot: builder.snapshot)
+            if status == .complete, let bed = builder.snapshot.bedTemp, bed >= configuration.bedCooledBelow {
+                state.bedCoolingSince = now
+            }
             builder.liveActivityEnd(status: status)
             state.lastLiveActivityPush = nil
             state.liveActivityDue = nil
@@ -333,6 +365,85 @@ public struct PushPlanner: Sendable {
         if let progress = snapshot.progress {
             state.milestonesSent = Set(configuration.milestones.filter { Double($0) <= progress })
         }
+    }
+
+    // MARK: - Printer errors and the bed
+
+    /// The printer's HMS errors as HA now lists them. New ones are told
+    /// after the reason window (a pause or failure in it takes them as its
+    /// reason instead); one that went away and is back within the flicker
+    /// window is the same error; on first sight they are a baseline, unless
+    /// they appeared after PrintBridge began watching.
+    private func see(_ errors: [HMSError], state: inout PrinterNotificationState, builder: PushBuilder) {
+        let now = builder.now
+        let current = Set(errors.map(\.code))
+        guard var told = state.toldErrors else {
+            let appeared = builder.snapshot.changedAt[.hmsErrors]
+            let isNew = watchingSince.map { since in appeared.map { $0 > since } ?? false } ?? false
+            state.toldErrors = isNew ? [] : current
+            if isNew, !current.isEmpty { state.errorsDue = now + configuration.reasonWindow }
+            return
+        }
+        for code in told.subtracting(current) {
+            told.remove(code)
+            state.clearedErrors[code] = now
+        }
+        for code in current.subtracting(told) {
+            if let cleared = state.clearedErrors[code], now - cleared < configuration.flickerWindow {
+                told.insert(code)
+            }
+        }
+        state.clearedErrors = state.clearedErrors.filter { code, cleared in
+            !told.contains(code) && now - cleared < configuration.flickerWindow
+        }
+        state.toldErrors = told
+        if current.subtracting(told).isEmpty {
+            state.errorsDue = nil
+        } else if state.errorsDue == nil {
+            state.errorsDue = now + configuration.reasonWindow
+        }
+    }
+
+    /// Tells each HMS error not yet told, most severe first, unless a pause
+    /// or failure is still held (it takes them) or was just told (they were
+    /// its reason).
+    private func tellNewErrors(state: inout PrinterNotificationState, builder: inout PushBuilder) {
+        let due = state.errorsDue ?? builder.now
+        if let held = state.heldStatus, held == .paused || held == .failed, let heldDue = state.heldDue {
+            state.errorsDue = max(heldDue, due)
+            return
+        }
+        state.errorsDue = nil
+        let snapshot = builder.snapshot
+        if let last = state.lastStatus, last == .paused || last.isTerminal,
+            let changed = snapshot.changedAt[.status], changed >= due + (-2 * configuration.reasonWindow)
+        {
+            absorbErrors(state: &state, snapshot: snapshot)
+            return
+        }
+        var told = state.toldErrors ?? []
+        let new = (snapshot.hmsErrors ?? []).filter { !told.contains($0.code) }
+        for error in new.sorted(by: { $0.severity < $1.severity }) {
+            builder.printerErrorAlert(error)
+            told.insert(error.code)
+        }
+        state.toldErrors = told
+    }
+
+    /// HMS errors there when a pause or failure is told belong to it.
+    private func absorbErrors(state: inout PrinterNotificationState, snapshot: PrinterSnapshot) {
+        guard let errors = snapshot.hmsErrors else { return }
+        state.toldErrors = (state.toldErrors ?? []).union(errors.map(\.code))
+        state.errorsDue = nil
+    }
+
+    /// "Ready to Remove" once after a finish, when the bed has cooled below the setting.
+    private func checkBedCooled(state: inout PrinterNotificationState, builder: inout PushBuilder) {
+        guard let since = state.bedCoolingSince, state.lastStatus?.isActive != true, state.heldStatus == nil,
+            let bed = builder.snapshot.bedTemp, bed < configuration.bedCooledBelow
+        else { return }
+        state.bedCoolingSince = nil
+        builder.bedCooledAlert(temperature: bed, minutes: max(1, Int(((builder.now - since) / 60).rounded())))
     }
 
     /// Sends the highest milestone crossed since the last reading of this print, once.

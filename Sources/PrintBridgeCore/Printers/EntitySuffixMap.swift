@@ -46,6 +46,7 @@ public struct EntitySuffixMap: Hashable, Sendable {
             .gcodeFilename: ["_gcode_filename"],
             .stage: ["_current_stage"],
             .error: ["_print_error"],
+            .hmsErrors: ["_hms_errors"],
         ],
         translationKeys: [
             .status: ["print_status"],
@@ -59,6 +60,7 @@ public struct EntitySuffixMap: Hashable, Sendable {
             .gcodeFilename: ["gcode_file", "gcode_filename"],
             .stage: ["stage", "current_stage"],
             .error: ["print_error"],
+            .hmsErrors: ["hms_errors"],
         ],
         // Dual-nozzle printers (H2D) also have a temperature per nozzle;
         // `_nozzle_temperature` is the active one. Targets are not readings.

@@ -50,8 +50,24 @@ public struct PrinterCache: Sendable {
             // An error entity that clears ("0", "off", "none") clears the code.
             if let code = EntityValue.errorCode(state: raw, attributes: state.attributes) {
                 snapshot.errorCode = code
+                snapshot.errorText = state.attributes["error"]?.stringValue.flatMap {
+                    let text = $0.trimmingWhitespace
+                    // pybambu writes "unknown" for a code it has no text for.
+                    return text.isEmpty || text.lowercased() == "unknown" ? nil : String(text)
+                }
             } else if !EntityValue.carriesNoInformation(raw) {
                 snapshot.errorCode = nil
+                snapshot.errorText = nil
+            }
+            return
+        }
+        if field == .hmsErrors {
+            // "on"/"off" with the list in the attributes; unavailable says nothing.
+            guard !EntityValue.carriesNoInformation(raw) else { return }
+            if let errors = HMSError.list(from: state.attributes) {
+                snapshot.hmsErrors = errors
+            } else if raw.trimmingWhitespace.lowercased() == "off" {
+                snapshot.hmsErrors = []
             }
             return
         }
@@ -80,7 +96,7 @@ public struct PrinterCache: Sendable {
         case .subtaskName: snapshot.subtaskName = String(raw.trimmingWhitespace)
         case .gcodeFilename: snapshot.gcodeFilename = String(raw.trimmingWhitespace)
         case .stage: snapshot.stage = String(raw.trimmingWhitespace)
-        case .error: break
+        case .error, .hmsErrors: break
         }
     }
 }

@@ -13,4 +13,6 @@ public enum PrinterField: String, CaseIterable, Hashable, Sendable, Codable {
     case gcodeFilename
     case stage
     case error
+    /// ha-bambulab's HMS errors (`binary_sensor.<p>_hms_errors`).
+    case hmsErrors
 }

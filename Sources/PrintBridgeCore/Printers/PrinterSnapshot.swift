@@ -18,6 +18,11 @@ public struct PrinterSnapshot: Hashable, Sendable {
     public var subtaskName: String?
     public var gcodeFilename: String?
     public var stage: String?
+    /// The print error's text (ha-bambulab's `error` attribute, in Home
+    /// Assistant's language) while `errorCode` is set.
+    public var errorText: String?
+    /// The printer's current HMS errors; nil until HA has said.
+    public var hmsErrors: [HMSError]?
     /// The status entity's friendly_name ("X1C Print status", "X1C Druckstatus").
     public var statusEntityName: String?
     /// The other entities' friendly names, by field: they share the device
@@ -47,6 +52,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
         case .gcodeFilename: return gcodeFilename != nil
         case .stage: return stage != nil
         case .error: return errorCode != nil
+        case .hmsErrors: return hmsErrors != nil
         }
     }
 

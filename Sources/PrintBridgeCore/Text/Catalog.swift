@@ -1,0 +1,153 @@
+/// Every text an alert can carry, in one language. The texts live in
+/// `Catalog/<language>.json`, one file per language, compiled into the
+/// binary (SwiftPM's `embedInCode`, so a deployment has nothing to find at
+/// run time). English is the seed's exact wording and the default; a
+/// language without a text for a key falls back to English's.
+public struct Catalog: Hashable, Sendable {
+    /// The language's tag, as in the file (`en`, `de`).
+    public let language: String
+    /// The language's own name for itself ("Deutsch").
+    public let name: String
+    public let numbers: Numbers
+    let texts: [String: MessageFormat]
+
+    /// How a language writes numbers and picks plural forms.
+    public struct Numbers: Hashable, Sendable {
+        public var decimalSeparator: String
+        /// CLDR's rule for the `one` category: `n = 1` (English, German,
+        /// Spanish) or `i = 0,1` (French: 0 and 1.5 are singular too).
+        public var oneIncludesZero: Bool
+
+        public func pluralCategory(_ value: Double) -> String {
+            if oneIncludesZero { return value >= 0 && value < 2 ? "one" : "other" }
+            return value == 1 ? "one" : "other"
+        }
+
+        /// `value` with at most `decimals` fraction digits, trailing zeros dropped.
+        public func format(_ value: Double, decimals: Int = 0) -> String {
+            var scale = 1.0
+            for _ in 0..<max(0, decimals) { scale *= 10 }
+            let scaled = (abs(value) * scale).rounded()
+            let whole = Int(scaled / scale)
+            var fraction = Int(scaled - Double(whole) * scale)
+            var digits = max(0, decimals)
+            while digits > 0, fraction % 10 == 0 {
+                fraction /= 10
+                digits -= 1
+            }
+            let sign = value < 0 && scaled > 0 ? "-" : ""
+            guard digits > 0 else { return "\(sign)\(whole)" }
+            var text = String(fraction)
+            text = String(repeating: "0", count: digits - text.count) + text
+            return "\(sign)\(whole)\(decimalSeparator)\(text)"
+        }
+    }
+
+    /// The keys every catalog has (English has them all; tests hold the
+    /// others to it).
+    public enum Key: String, CaseIterable, Sendable {
+        case startedTitle = "started.title", startedBody = "started.body"
+        case completeTitle = "complete.title", completeBody = "complete.body"
+        case failedTitle = "failed.title", failedBody = "failed.body"
+        case cancelledTitle = "cancelled.title", cancelledBody = "cancelled.body"
+        case pausedTitle = "paused.title", pausedBody = "paused.body"
+        case milestoneTitle = "milestone.title", milestoneBody = "milestone.body"
+        case unnamedFile = "file.unnamed"
+        case printerErrorTitle = "printer_error.title", printerErrorUnknown = "printer_error.unknown"
+        case bedCooledTitle = "bed_cooled.title", bedCooledBody = "bed_cooled.body"
+        case reasonWithLocation = "reason.with_location"
+        case locationAMS = "location.ams", locationAMSLite = "location.ams_lite", locationAMSHT = "location.ams_ht"
+        case locationExternal = "location.external"
+    }
+
+    /// The languages there are catalogs for, by tag.
+    public static let all: [String: Catalog] = {
+        var catalogs: [String: Catalog] = [:]
+        for (file, bytes) in [
+            ("en.json", PackageResources.en_json), ("de.json", PackageResources.de_json),
+            ("fr.json", PackageResources.fr_json), ("es.json", PackageResources.es_json),
+        ] {
+            do {
+                let catalog = try Catalog(json: bytes)
+                catalogs[catalog.language] = catalog
+            } catch {
+                // The files are part of the build and checked by CatalogTests.
+                preconditionFailure("Catalog/\(file): \(error)")
+            }
+        }
+        return catalogs
+    }()
+
+    public static var english: Catalog { all["en"]! }
+
+    /// The catalog for a language tag: `de`, `de-AT`, `de_CH` and `DE` are
+    /// German; nil when there is none for that language.
+    public static func forLanguage(_ tag: String?) -> Catalog? {
+        guard let tag else { return nil }
+        let language = tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } ?? ""
+        return all[language]
+    }
+
+    /// Whether `tag` looks like a language tag (BCP 47's shape: letters,
+    /// then subtags of letters and digits).
+    public static func isLanguageTag(_ tag: String) -> Bool {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            return false
+        }
+        return parts.dropFirst().allSatisfy { part in
+            (1...8).contains(part.count) && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        }
+    }
+
+    public struct FormatError: Error, Hashable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads a catalog file: `{language, name, decimalSeparator, pluralRule, texts}`.
+    init(json bytes: [UInt8]) throws(FormatError) {
+        guard let root = try? JSONParser.parse(bytes), let object = root.objectValue else {
+            throw FormatError(description: "not a JSON object")
+        }
+        guard let language = object["language"]?.stringValue, Self.isLanguageTag(language) else {
+            throw FormatError(description: "\"language\" must be a language tag")
+        }
+        guard let separator = object["decimalSeparator"]?.stringValue, !separator.isEmpty else {
+            throw FormatError(description: "\"decimalSeparator\" is missing")
+        }
+        let rule = object["pluralRule"]?.stringValue
+        guard rule == "one: n = 1" || rule == "one: i = 0,1" else {
+            throw FormatError(description: "\"pluralRule\" must be \"one: n = 1\" or \"one: i = 0,1\"")
+        }
+        guard let texts = object["texts"]?.objectValue else { throw FormatError(description: "\"texts\" is missing") }
+        var formats: [String: MessageFormat] = [:]
+        for (key, value) in texts {
+            guard let text = value.stringValue else { throw FormatError(description: "\(key) is not a string") }
+            do throws(MessageFormat.SyntaxError) {
+                formats[key] = try MessageFormat(text)
+            } catch {
+                throw FormatError(description: "\(key): \(error)")
+            }
+        }
+        self.language = language
+        self.name = object["name"]?.stringValue ?? language
+        self.numbers = Numbers(decimalSeparator: separator, oneIncludesZero: rule == "one: i = 0,1")
+        self.texts = formats
+    }
+
+    /// Every key this catalog has.
+    public var keys: Set<String> { Set(texts.keys) }
+
+    /// The argument names the text for `key` uses.
+    public func argumentNames(_ key: String) -> Set<String> { texts[key]?.argumentNames ?? [] }
+
+    /// The text for `key` with its arguments, else English's, else nil.
+    public func text(_ key: String, _ arguments: [String: CatalogArgument] = [:]) -> String? {
+        guard let format = texts[key] ?? (language == "en" ? nil : Self.english.texts[key]) else { return nil }
+        return format.format(arguments, language: numbers)
+    }
+
+    public func text(_ key: Key, _ arguments: [String: CatalogArgument] = [:]) -> String {
+        text(key.rawValue, arguments) ?? key.rawValue
+    }
+}

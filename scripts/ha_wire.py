@@ -241,6 +241,22 @@ class BambuPrinter:
             attributes.update({"code": code, "error": text})
         self.set("error", "on" if code else "off", t, attributes)
 
+    def hms(self, errors, t):
+        """The HMS errors binary sensor as pybambu's HMSList writes it: `Count`,
+        then per error `N-Code` (HMS_…), `N-Error` (the text of
+        pybambu/hms_error_text/hms_<language>.json.gz), `N-Wiki` (its
+        wiki_links.json.gz page) and `N-Severity` (HMS_SEVERITY_LEVELS by the
+        code's third group). `errors`: (code, text, wiki path) tuples."""
+        attributes = {"device_class": "problem", "friendly_name": self.attributes["hms"]["friendly_name"]}
+        severities = {1: "fatal", 2: "serious", 3: "common", 4: "info"}
+        for index, (code, text, wiki) in enumerate(errors, 1):
+            attributes[f"{index}-Code"] = f"HMS_{code}"
+            attributes[f"{index}-Error"] = text
+            attributes[f"{index}-Wiki"] = f"https://wiki.bambulab.com{wiki}" if wiki else "https://wiki.bambulab.com/en/hms/home"
+            attributes[f"{index}-Severity"] = severities.get(int(code.split("_")[2], 16), "unknown")
+        attributes["Count"] = len(errors)
+        self.set("hms", "on" if errors else "off", t, attributes)
+
     def bus(self, event_type, t):
         """ha-bambulab's bambu_lab_event for this printer (coordinator.py)."""
         self.wire.bus_event("bambu_lab_event", {"device_id": self.device_id, "name": "", "type": event_type}, t)

@@ -11,13 +11,25 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ha_wire import BambuPrinter, Household, Wire  # noqa: E402
+from ha_wire import BambuPrinter, Household, Wire, iso  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "SampleEvents")
 X1C = "x1c_00m09a350100123"
 P1S = "p1s_01p09c470200456"
 A1M = "a1mini_0300aa2a1500789"
 H2D = "h2d_0948ad520400123"
+# HMS errors and a print error as ha-bambulab reports them: code, the text of
+# pybambu/hms_error_text/hms_en.json.gz (device_hms / device_error), and the
+# page its wiki_links.json.gz gives.
+RUNOUT_A1 = ("0700_2000_0002_0001", "AMS A Slot 1 filament has run out. Please insert a new filament.",
+             "/en/x1/troubleshooting/hmscode/0700_2000_0002_0001")
+HEATBED_SENSOR = ("0300_0100_0001_0007", "The heatbed temperature is abnormal; the sensor may have an open circuit.",
+                  "/en/x1/troubleshooting/hmscode/0300_0100_0001_0007")
+AMS_B_SLOT_3_EMPTY = ("0701_2200_0002_0002", "AMS B Slot 3 is empty; please insert a new filament.",
+                      "/en/x1/troubleshooting/hmscode/0700_2000_0002_0002")
+SPAGHETTI = ("Spaghetti defects were detected by the AI Print Monitoring. Please check the quality of the printed "
+             "model before continuing your print. Cleaning the build plate or drying the filament can effectively "
+             "reduce the risk of spaghetti failure.")
 # The HA device names: ha-bambulab names a printer "<MODEL>_<SERIAL>"; this
 # X1C's owner renamed it "X1C".
 X1C_NAME, P1S_NAME, A1M_NAME, H2D_NAME = "X1C", "P1S_01P09C470200456", "A1MINI_0300AA2A1500789", "H2D_0948AD520400123"
@@ -57,7 +69,8 @@ def failed_print():
         t += 120
         p1s.progress_to(4 * i, 7 * i, 95 - 4 * i, t)
     # Spaghetti detection stops the print: error first, then the failed status.
-    p1s.error("0C00_8003", "Spaghetti failure was detected.", t + 40)
+    # Code and text: pybambu/hms_error_text/hms_en.json.gz, device_error 03008003.
+    p1s.error("0300_8003", SPAGHETTI, t + 40)
     p1s.set("status", "failed", t + 41)
     p1s.set("stage", "idle", t + 41)
     p1s.set("nozzle_target", 0, t + 42)
@@ -73,14 +86,17 @@ def pause_and_resume():
     for i in range(1, 11):
         t += 300
         x1c.progress_to(4 * i, 16 * i, 180 - 7 * i, t)
-    # Filament runout: the printer pauses for 20 minutes, then resumes.
+    # Filament runout: the printer pauses for 20 minutes, then resumes. One
+    # report: the stage, the status and AMS A slot 1's HMS error, milliseconds apart.
     x1c.set("stage", "paused_filament_runout", t + 10)
-    x1c.set("status", "pause", t + 11)
+    x1c.set("status", "pause", t + 10.004)
+    x1c.hms([RUNOUT_A1], t + 10.009)
     x1c.set("nozzle_target", 0, t + 30)
     x1c.set("nozzle", 180, t + 300)
     t += 1200
     x1c.set("nozzle_target", 220, t)
     x1c.set("nozzle", 220, t + 90)
+    x1c.hms([], t + 95)
     x1c.set("status", "running", t + 100)
     x1c.set("stage", "printing", t + 100)
     t += 100
@@ -89,6 +105,59 @@ def pause_and_resume():
         x1c.progress_to(min(99, 4 * i), 16 * i, max(0, 180 - 7 * i), t)
     x1c.finish(400, t + 60)
     w.save(os.path.join(OUT, "bambu-pause-resume.jsonl"))
+
+
+def printer_error_while_idle():
+    """An idle P1S reports a fatal HMS error (the heatbed's sensor); HA
+    restarts (the entity is unavailable, then off for a moment until
+    ha-bambulab has the printer's first report, then on again), and a
+    second error joins the first. Cleared for good, the first comes back
+    half an hour later."""
+    w = Wire(seed=13)
+    p1s = BambuPrinter(w, P1S, P1S_NAME, 0)
+    session(w)
+    p1s.hms([HEATBED_SENSOR], 600)
+    p1s.set("hms", "unavailable", 900, {"friendly_name": p1s.attributes["hms"]["friendly_name"]})
+    # HA is back: its new session's snapshot shows no error (ha-bambulab has
+    # not heard from the printer yet); the printer's first report brings it back.
+    hms = p1s.wire.states[p1s.ids["hms"]]
+    hms.update(state="off", attributes={"device_class": "problem", "friendly_name": hms["attributes"]["friendly_name"],
+                                        "Count": 0}, last_changed=iso(960), last_updated=iso(960))
+    w.session()
+    p1s.hms([HEATBED_SENSOR], 964)
+    p1s.hms([HEATBED_SENSOR, AMS_B_SLOT_3_EMPTY], 1200)
+    p1s.hms([], 1500)
+    p1s.hms([HEATBED_SENSOR], 3300)
+    w.save(os.path.join(OUT, "bambu-printer-error-idle.jsonl"))
+
+
+def bed_cooling():
+    """The X1C finishes with the bed at 65 °C; it cools below 35 °C about
+    17 minutes later ("Ready to Remove", once). Its next print finishes
+    too, but a third starts while the bed is still warm: no "Ready to
+    Remove" for the second."""
+    w = Wire(seed=14)
+    x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
+    session(w)
+    t = x1c.start("drawer_knob", 80, 30, 10)
+    for i in range(1, 10):
+        t += 180
+        x1c.progress_to(10 * i, 8 * i, 30 - 3 * i, t)
+    x1c.finish(80, t + 180)
+    t += 180
+    # ha-bambulab reports the bed every report; it cools roughly exponentially.
+    for step, temperature in enumerate([58.4, 53.1, 48.9, 45.6, 42.8, 40.7, 39.0, 37.6, 36.5, 35.4, 34.6, 33.8], 1):
+        x1c.set("bed", temperature, t + 60 + 90 * step)
+    t += 60 + 90 * 13 + 300
+    t = x1c.start("drawer_knob", 80, 30, t)
+    for i in range(1, 10):
+        t += 180
+        x1c.progress_to(10 * i, 8 * i, 30 - 3 * i, t)
+    x1c.finish(80, t + 180)
+    t += 180
+    x1c.set("bed", 48.2, t + 240)
+    x1c.start("hinge_pin", 40, 15, t + 300)
+    w.save(os.path.join(OUT, "bambu-bed-cooling.jsonl"))
 
 
 def ha_restart_mid_print():
@@ -328,6 +397,6 @@ if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     for make in (full_print, failed_print, pause_and_resume, ha_restart_mid_print,
                  two_printers_with_noise, milestone_jump, odd_input, cancels, abandoned_and_flicker,
-                 preparation, late_task_name, dual_nozzle):
+                 preparation, late_task_name, dual_nozzle, printer_error_while_idle, bed_cooling):
         make()
     print("wrote", OUT)

@@ -12,4 +12,10 @@ for file in SampleEvents/*.jsonl; do
 done
 .build/debug/printbridge replay SampleEvents/two-printers-with-noise.jsonl \
   --devices SampleEvents/devices.example.json > SampleEvents/expected/two-printers-with-noise.devices.jsonl
+# NAME.devices.json: NAME.jsonl replayed with those phones.
+for devices in SampleEvents/*.devices.json; do
+  name=$(basename "$devices" .devices.json)
+  .build/debug/printbridge replay "SampleEvents/$name.jsonl" --devices "$devices" \
+    > "SampleEvents/expected/$name.devices.jsonl"
+done
 echo "goldens written to SampleEvents/expected/"

@@ -25,6 +25,18 @@ import Testing
         assertSameLines(result.lines, golden)
     }
 
+    /// `NAME.devices.json` beside `NAME.jsonl`: the scenario with those phones
+    /// (a German phone beside an English one, …).
+    @Test(arguments: Repo.sampleFiles(ending: ".devices.json"))
+    func scenarioWithItsDevicesReplaysToItsGolden(devicesFile: String) throws {
+        let name = String(devicesFile.dropLast(".devices.json".count))
+        let bytes = Array(try #require(Repo.read(Repo.sampleEvents + "/" + devicesFile)).utf8)
+        let devices = try DevicesFile.parse(bytes, source: devicesFile)
+        let result = replay([Repo.sampleEvents + "/" + name + ".jsonl"], devices: devices)
+        let golden = try #require(Repo.read(Repo.sampleEvents + "/expected/" + name + ".devices.jsonl"))
+        assertSameLines(result.lines, golden)
+    }
+
     private func assertSameLines(_ actual: [String], _ golden: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let expected = golden.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         #expect(actual.count == expected.count, "push count", sourceLocation: sourceLocation)

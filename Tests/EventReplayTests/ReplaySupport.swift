@@ -16,7 +16,7 @@ enum Repo {
 
     static let sampleEvents = root + "/SampleEvents"
 
-    static func sampleFiles() -> [String] {
+    static func sampleFiles(ending suffix: String = ".jsonl") -> [String] {
         guard let dir = opendir(sampleEvents) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -24,7 +24,7 @@ enum Repo {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name.hasSuffix(".jsonl") { names.append(name) }
+            if name.hasSuffix(suffix) { names.append(name) }
         }
         return names.sorted()
     }

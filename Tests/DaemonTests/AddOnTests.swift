@@ -52,6 +52,7 @@ import Testing
             "apns_team_id": "", "apns_key_id": "", "apns_key_file": "/ssl/AuthKey.p8",
             "apns_bundle_id": "com.samduncan.PrinterMonitor", "apns_production": false, "api_token": apiToken,
             "milestones": "50", "dry_run": true, "log_level": "debug",
+            "alert_language": "de", "bed_cooled_below": 40,
         ]
         options.merge(changes) { $1 }
         let path = NSTemporaryDirectory() + "printbridge-options-\(UUID().uuidString.prefix(8)).json"
@@ -78,7 +79,7 @@ import Testing
         let container = try Container(environment: [
             "SUPERVISOR_TOKEN": DaemonTests.token, "SUPERVISOR_API": "http://127.0.0.1:\(ha.port)",
             "STATE_DIR": "", "API_LISTEN": "127.0.0.1:0",
-            "START_SETTLE": "0", "CANCEL_WINDOW": "0", "FLICKER_WINDOW": "0",
+            "START_SETTLE": "0", "CANCEL_WINDOW": "0", "FLICKER_WINDOW": "0", "REASON_WINDOW": "0",
         ].merging(["STATE_DIR": DaemonTests.temporaryDirectory("addon-data")]) { $1 })
         let out = container.directory + "/out.log", err = container.directory + "/err.log"
         let service = try container.start(out: out, err: err)
@@ -96,6 +97,7 @@ import Testing
             .split(separator: "\0").map(String.init)
         #expect(environ.contains("HA_URL=ws://127.0.0.1:\(ha.port)/core/websocket"))
         #expect(environ.contains("MILESTONES=50") && environ.contains("LOG_LEVEL=debug"))
+        #expect(environ.contains("ALERT_LANGUAGE=de") && environ.contains("BED_COOLED_BELOW=40"))
         #expect(environ.contains { $0.hasPrefix("API_TOKEN_FILE=") })
         #expect(!environ.contains { $0.contains(Self.apiToken) }, "the API token is in a file, not the environment")
         #expect(!environ.contains { $0.hasPrefix("PRINTBRIDGE_TEST_MARKER=") }, "nothing inherited")

@@ -66,6 +66,7 @@ import Testing
             environment["START_SETTLE"] = "0"
             environment["CANCEL_WINDOW"] = "0"
             environment["FLICKER_WINDOW"] = "0"
+            environment["REASON_WINDOW"] = "0"
             let out = open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             let err = open(errPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             defer {

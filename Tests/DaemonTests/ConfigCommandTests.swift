@@ -248,6 +248,19 @@ import Testing
 }
 
 extension ConfigCommandTests {
+    @Test func anAlertLanguageWithoutTextsIsRefusedAndTheOthersAccepted() throws {
+        let refused = try check(["--dry-run"], environment: ["HA_URL": "http://h:8123", "HA_TOKEN": "t", "ALERT_LANGUAGE": "it"])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("alert language \"it\" has no texts; languages: de, en, es, fr"), "\(refused.stderr)")
+        let path = try write("language.yaml", "ha_url: http://h:8123\nalert_language: es\nbed_cooled_below: 40\nreason_window: 2\n")
+        let accepted = try check(["--config", path, "--dry-run"], environment: ["HA_TOKEN": "t", "API_TOKEN": "a"])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stdout.contains("alert_language: es  # from file"), "\(accepted.stdout)")
+        let hot = try write("hot.yaml", "ha_url: http://h:8123\nbed_cooled_below: 150\n")
+        let tooHot = try check(["--config", hot, "--dry-run"], environment: ["HA_TOKEN": "t"])
+        #expect(tooHot.status == 78 && tooHot.stderr.contains("bed-cooled temperature must be 0–100 °C"), "\(tooHot.stderr)")
+    }
+
     @Test func theDeployedExampleIsValid() throws {
         let example = CommandRunner.repositoryRoot(from: #filePath) + "/Deploy/printbridge.example.yaml"
         let result = try check(["--config", example, "--dry-run"], environment: ["HA_TOKEN": "t", "API_TOKEN": "a"])

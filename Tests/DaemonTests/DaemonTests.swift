@@ -529,6 +529,16 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         let settings = object?["settings"] as? [String: Bool]
         #expect(settings?["onMilestone"] == false && settings?["onStart"] == false && settings?["onComplete"] == true)
+        // PrintBridge's own switches and the phone's language.
+        #expect(try run(["prefs", id, "--on-printer-error", "false", "--on-bed-cooled", "false"], state: state).status == 0)
+        #expect(try run(["add", "--token", token, "--language", "fr-CA"], state: state).status == 0)
+        let again = try JSONSerialization.jsonObject(with: Data(try run(["list", "--format", "json"], state: state).stdout.utf8))
+            as? [String: Any]
+        let switches = again?["settings"] as? [String: Bool]
+        #expect(switches?["onPrinterError"] == false && switches?["onBedCooled"] == false && switches?["onMilestone"] == false)
+        #expect(again?["language"] as? String == "fr-CA")
+        #expect(try run(["list"], state: state).stdout.contains("off: onStart, onMilestone, onPrinterError, onBedCooled"))
+        #expect(try run(["add", "--token", token, "--language", "C.UTF-8"], state: state).status == 64)
         #expect(try run(["remove", id], state: state).status == 0)
         #expect(try run(["list"], state: state).stdout.isEmpty)
     }

@@ -75,6 +75,8 @@ import Testing
         #expect(en.format(34.56, decimals: 1) == "34.6")
         #expect(en.format(35.0, decimals: 1) == "35")
         #expect(en.format(-0.04, decimals: 1) == "0")
+        #expect(en.format(1e300) == "1e+300", "no overflow trap")
+        #expect(en.format(.nan) == "?")
         #expect(en.format(-3.25, decimals: 1) == "-3.3" || en.format(-3.25, decimals: 1) == "-3.2")
         #expect(Catalog.all["de"]!.text(.milestoneTitle, ["percent": .count(75)]) == "75\u{00A0}% fertig")
         #expect(Catalog.all["fr"]!.text(.milestoneTitle, ["percent": .count(75)]) == "75\u{202F}% terminé")

@@ -25,6 +25,8 @@ public struct Catalog: Hashable, Sendable {
 
         /// `value` with at most `decimals` fraction digits, trailing zeros dropped.
         public func format(_ value: Double, decimals: Int = 0) -> String {
+            // Beyond what any alert holds (and what Int could): plain digits.
+            guard value.isFinite, abs(value) < 1e12 else { return value.isFinite ? "\(value)" : "?" }
             var scale = 1.0
             for _ in 0..<max(0, decimals) { scale *= 10 }
             let scaled = (abs(value) * scale).rounded()

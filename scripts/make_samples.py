@@ -139,22 +139,21 @@ def bed_cooling():
     w = Wire(seed=14)
     x1c = BambuPrinter(w, X1C, X1C_NAME, 0)
     session(w)
-    t = x1c.start("drawer_knob", 80, 30, 10)
-    for i in range(1, 10):
-        t += 180
-        x1c.progress_to(10 * i, 8 * i, 30 - 3 * i, t)
-    x1c.finish(80, t + 180)
-    t += 180
+
+    def drawer_knob(t):
+        """A 30-minute print from t to its finish; returns the finish time."""
+        t = x1c.start("drawer_knob", 80, 30, t)
+        for i in range(1, 10):
+            t += 180
+            x1c.progress_to(10 * i, 8 * i, 30 - 3 * i, t)
+        x1c.finish(80, t + 180)
+        return t + 180
+
+    t = drawer_knob(10)
     # ha-bambulab reports the bed every report; it cools roughly exponentially.
     for step, temperature in enumerate([58.4, 53.1, 48.9, 45.6, 42.8, 40.7, 39.0, 37.6, 36.5, 35.4, 34.6, 33.8], 1):
         x1c.set("bed", temperature, t + 60 + 90 * step)
-    t += 60 + 90 * 13 + 300
-    t = x1c.start("drawer_knob", 80, 30, t)
-    for i in range(1, 10):
-        t += 180
-        x1c.progress_to(10 * i, 8 * i, 30 - 3 * i, t)
-    x1c.finish(80, t + 180)
-    t += 180
+    t = drawer_knob(t + 60 + 90 * 13 + 300)
     x1c.set("bed", 48.2, t + 240)
     x1c.start("hinge_pin", 40, 15, t + 300)
     w.save(os.path.join(OUT, "bambu-bed-cooling.jsonl"))

@@ -29,12 +29,10 @@ struct DevicesCommand: ParsableCommand {
             for device in devices {
                 let printers = device.printerPrefixes.isEmpty ? ["all printers"] : device.printerPrefixes.sorted()
                 let preferences = device.preferences
-                let switches = NotificationPreferences.switches.map { entry in
-                    (entry.name == "notificationsEnabled" ? "notifications" : entry.name, preferences[keyPath: entry.keyPath])
-                }
+                let switches = NotificationPreferences.switches.map { ($0.name, preferences[keyPath: $0.keyPath]) }
                 switch format {
                 case .text:
-                    let off = switches.filter { !$0.1 }.map(\.0)
+                    let off = switches.filter { !$0.1 }.map { $0.0 == "notificationsEnabled" ? "notifications" : $0.0 }
                     output.write(
                         "\(device.id)  \(TokenFormat.shortened(device.apnsToken))  \(printers.joined(separator: ", "))"
                             + (device.isDisabled ? "  DISABLED" : "")
@@ -48,7 +46,7 @@ struct DevicesCommand: ParsableCommand {
                         ("device", JSONText.quoted(TokenFormat.shortened(device.apnsToken))),
                         ("printers", "[" + device.printerPrefixes.sorted().map(JSONText.quoted).joined(separator: ",") + "]"),
                         ("disabled", device.isDisabled ? "true" : "false"),
-                        ("settings", JSONText.object(switches.map { ($0.0 == "notifications" ? "notificationsEnabled" : $0.0, $0.1 ? "true" : "false") })),
+                        ("settings", JSONText.object(switches.map { ($0.0, $0.1 ? "true" : "false") })),
                         ("liveActivities", "[" + device.activityTokens.keys.sorted().map(JSONText.quoted).joined(separator: ",") + "]"),
                         ("pushToStart", device.pushToStartToken == nil ? "false" : "true"),
                         ("language", device.language.map(JSONText.quoted) ?? "null"),

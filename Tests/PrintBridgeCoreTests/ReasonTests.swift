@@ -140,6 +140,19 @@ extension Push {
     }
 }
 
+@Suite struct LocalisedPushToStartTests {
+    @Test func pushToStartsAlertIsInThePhonesLanguageAndUpdatesCarryNoText() throws {
+        var spanish = device(activity: [:], pushToStart: HA.pushToStartToken)
+        spanish.language = "es"
+        var h = PipelineHarness(devices: [spanish])
+        h.startPrint(HA.x1c)
+        let start = try #require(h.pushes.first { $0.event == .start })
+        #expect(start.json["aps"]?["alert"]?["title"] == "Impresión iniciada")
+        #expect(start.json["aps"]?["alert"]?["body"] == "benchy.3mf se ha iniciado en x1c_00m09a350100123")
+        #expect(h.pushes.first { $0.event == .started }?.title == "Impresión iniciada")
+    }
+}
+
 /// A new HMS error is one alert, also outside a print, never repeated for
 /// the same error; a cleared error that comes back later is new.
 @Suite struct PrinterErrorTests {

@@ -54,12 +54,13 @@ enum AlertReason {
             let text = catalog.text("stage." + stage)
         else { return nil }
         guard isRunout(snapshot), let location = runoutLocation(snapshot) else { return text }
+        let slot: [String: CatalogArgument] = ["unit": .text(location.unit), "slot": .count(location.slot)]
         let place: String
         switch location.kind {
         case .external: place = catalog.text(.locationExternal)
-        case .ams, .amsLite, .amsHT:
-            let key: Catalog.Key = location.kind == .ams ? .locationAMS : location.kind == .amsLite ? .locationAMSLite : .locationAMSHT
-            place = catalog.text(key, ["unit": .text(location.unit), "slot": .count(location.slot)])
+        case .ams: place = catalog.text(.locationAMS, slot)
+        case .amsLite: place = catalog.text(.locationAMSLite, slot)
+        case .amsHT: place = catalog.text(.locationAMSHT, slot)
         }
         return catalog.text(.reasonWithLocation, ["reason": .text(text), "location": .text(place)])
     }

@@ -59,12 +59,7 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
 
     /// The earliest scheduled work: a held verdict or a routine update.
     var nextDue: EpochTime? {
-        switch (heldDue, liveActivityDue) {
-        case (let held?, let update?): return min(held, update, errorsDue ?? held)
-        case (let held?, nil): return min(held, errorsDue ?? held)
-        case (nil, let update?): return min(update, errorsDue ?? update)
-        case (nil, nil): return errorsDue
-        }
+        [heldDue, liveActivityDue, errorsDue].compactMap { $0 }.min()
     }
 }
 

@@ -416,7 +416,7 @@ public struct PushPlanner: Sendable {
         state.errorsDue = nil
         let snapshot = builder.snapshot
         if let last = state.lastStatus, last == .paused || last.isTerminal,
-            let changed = snapshot.changedAt[.status], changed >= due + (-2 * configuration.reasonWindow)
+            let changed = snapshot.changedAt[.status], due - changed <= 2 * configuration.reasonWindow
         {
             absorbErrors(state: &state, snapshot: snapshot)
             return

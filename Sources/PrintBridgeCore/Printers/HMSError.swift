@@ -44,7 +44,7 @@ public struct HMSError: Hashable, Sendable {
             count >= 0
         else { return nil }
         var errors: [HMSError] = []
-        for index in 1...max(1, min(count, 64)) where count > 0 {
+        for index in stride(from: 1, through: min(count, 64), by: 1) {
             guard var code = attributes["\(index)-Code"]?.stringValue.map({ String($0.trimmingWhitespace) }), !code.isEmpty
             else { continue }
             if code.uppercased().hasPrefix("HMS_") { code = String(code.dropFirst(4)) }

@@ -73,11 +73,11 @@ public struct ReplayRun: ~Copyable {
     /// A replay as `printbridge replay` runs it without a devices file: the
     /// demo device, acting like the app.
     public static func demo(
-        planner: PlannerConfiguration = .init(), frameFilter: Bool = true,
+        planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(), frameFilter: Bool = true,
         restoring remembered: [String: PrinterNotificationState] = [:]
     ) -> ReplayRun {
         ReplayRun(
-            devices: DevicesFile.demoDevices, planner: planner, frameFilter: frameFilter,
+            devices: DevicesFile.demoDevices, planner: planner, matcher: matcher, frameFilter: frameFilter,
             simulatingAppOn: Set(DevicesFile.demoDevices.map(\.id)), restoring: remembered)
     }
 

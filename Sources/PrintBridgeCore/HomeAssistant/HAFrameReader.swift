@@ -72,6 +72,7 @@ public struct HAFrameReader: Sendable {
                 guard let match = matcher.match(entityID: change.entityID), let state = change.newState else {
                     return []
                 }
+                matcher.noteStatus(match)
                 statistics.matchedUpdates += 1
                 return [PrinterInput(time: time, .entity(match, new: state, old: change.oldState))]
             }
@@ -86,6 +87,7 @@ public struct HAFrameReader: Sendable {
             }
             guard let (states, skipped) = result.states() else { return [] }
             statistics.malformedStates += skipped
+            matcher.learn(from: states)
             let matched = states.compactMap { state in
                 matcher.match(entityID: state.entityID).map { MatchedState(match: $0, state: state) }
             }

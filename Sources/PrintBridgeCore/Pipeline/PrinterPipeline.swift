@@ -110,7 +110,7 @@ public struct PrinterPipeline: Sendable {
             // printer whose status in this snapshot is no longer active.
             var finished: Set<String> = []
             for entry in matched where entry.match.field == .status {
-                if let status = PrintStatus(raw: entry.state.state), !status.isActive {
+                if let status = entry.match.profile.status(raw: entry.state.state), !status.isActive {
                     finished.insert(entry.match.prefix)
                 }
             }

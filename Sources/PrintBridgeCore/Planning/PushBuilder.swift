@@ -9,7 +9,7 @@ import PrinterActivityContent
 struct PushBuilder {
     let configuration: PlannerConfiguration
     /// The printer with only the current print's readings (`PrinterSnapshot.currentPrint`).
-    let snapshot: PrinterSnapshot
+    var snapshot: PrinterSnapshot
     let devices: [Device]
     let now: EpochTime
     /// The print the pushes belong to: their `apns-id`s derive from it.

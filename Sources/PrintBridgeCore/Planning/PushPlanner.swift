@@ -147,7 +147,11 @@ public struct PushPlanner: Sendable {
         case (_, .running) where Transition(from: last, to: status) == .started:
             hold = configuration.startSettle
         case (.running, .failed), (.paused, .failed), (.preparing, .failed):
-            hold = configuration.cancelWindow
+            hold = builder.snapshot.profile.failureMayBeCancel ? configuration.cancelWindow : nil
+        case (.running, .idle) where builder.snapshot.profile.idleEndsPrint,
+            (.paused, .idle) where builder.snapshot.profile.idleEndsPrint:
+            // An end shown as idle: the progress of the same update pass says how it ended.
+            hold = configuration.reasonWindow
         case (.running, .paused), (.preparing, .paused):
             // Told when its reason is in (see `plan`), at the latest when the window ends.
             hold = configuration.reasonWindow
@@ -171,6 +175,14 @@ public struct PushPlanner: Sendable {
     /// whether a Live Activity push was part of it.
     @discardableResult
     private func act(on status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
+        var status = status
+        if status == .idle, builder.snapshot.profile.idleEndsPrint, state.lastStatus?.isActive == true {
+            // OctoPrint's Printing → Operational: 100 % after a finish, 0 after a cancel.
+            status = (builder.snapshot.progress ?? 0) >= 100 ? .complete : .cancelled
+            if status == .cancelled, let last = state.milestoneReference, last > builder.snapshot.progress ?? 0 {
+                builder.snapshot.progress = last  // the end shows where the print stopped, not the cleared 0
+            }
+        }
         defer { state.lastStatus = status }
         guard let last = state.lastStatus, let transition = Transition(from: last, to: status) else { return false }
         apply(transition, state: &state, builder: &builder)

@@ -1,24 +1,47 @@
-/// What an entity is to PrintBridge: which printer, which field.
+/// What an entity is to PrintBridge: which printer, which field, read
+/// through which integration's profile.
 public struct EntityMatch: Hashable, Sendable {
     public var prefix: String
     public var field: PrinterField
+    public var profile: PrinterProfile
 
-    public init(prefix: String, field: PrinterField) {
+    public init(prefix: String, field: PrinterField, profile: PrinterProfile = .bambuLab) {
         self.prefix = prefix
         self.field = field
+        self.profile = profile
     }
 }
 
-/// Decides which HA entities belong to printers.
+/// A printer whose entities the user named in the settings file.
+public struct MappedPrinter: Hashable, Sendable {
+    /// The printer's prefix (its name in PrintBridge, the API and the app).
+    public var prefix: String
+    public var profile: PrinterProfile
+    /// The entity that plays each part.
+    public var entities: [PrinterField: String]
+
+    public init(prefix: String, profile: PrinterProfile, entities: [PrinterField: String]) {
+        self.prefix = prefix
+        self.profile = profile
+        self.entities = entities
+    }
+}
+
+/// Decides which HA entities belong to printers, and through which profile.
 ///
-/// A printer's prefix is the entity id minus its domain and the field's
-/// suffix (`sensor.x1c_00m09a350100123_print_status` → `x1c_00m09a350100123`).
-/// Entities the registry names by translation key are matched by that key
-/// first. The suffix test works on raw bytes so the replay and HA link can
-/// drop the ~98 % of household events that are not about printers before
-/// parsing them.
+/// In order: entities mapped in the settings file; entities HA's entity
+/// registry gives to a profile's integration (by translation key, else by
+/// the profile's suffix); a PrusaLink status entity recognised by its
+/// options; then entity-id suffixes. A printer's prefix is the entity id
+/// minus its domain and the field's suffix
+/// (`sensor.x1c_00m09a350100123_print_status` → `x1c_00m09a350100123`); HA's
+/// `_2` for a second entity of the same name stays with the prefix
+/// (`sensor.octoprint_current_state_2` → `octoprint_2`). The suffix test
+/// works on raw bytes so the replay and HA link can drop the ~98 % of
+/// household events that are not about printers before parsing them.
 public struct EntityMatcher: Sendable {
-    public let map: EntitySuffixMap
+    public let profiles: [PrinterProfile]
+    public let mapped: [MappedPrinter]
 
     private struct SuffixRule: Sendable {
         var bytes: [UInt8]
@@ -26,38 +49,76 @@ public struct EntityMatcher: Sendable {
         var tail: UInt64
         var tailMask: UInt64
         var field: PrinterField?  // nil: an ignored look-alike
+        var profile: Int
+        /// Matches only beside a known status entity of its profile.
+        var scoped: Bool
     }
 
     /// Longest first, so `_target_nozzle_temperature` wins over `_nozzle_temperature`.
     private let rules: [SuffixRule]
-    private let fieldByTranslationKey: [String: PrinterField]
+    private let fieldByTranslationKey: [[String: PrinterField]]
+    private let mappedMatches: [String: EntityMatch]
     private var registryMatches: [String: EntityMatch] = [:]
+    /// Status entities recognised by their options (PrusaLink's `sensor.<device>`).
+    private var learnedMatches: [String: EntityMatch] = [:]
+    /// Printers whose status entity is known, by prefix: the profile's index.
+    private var knownPrinters: [String: Int] = [:]
     private var prefixByDevice: [String: String] = [:]
     /// Entities the registry gives to another integration whose ids happen
     /// to end like a printer field (a washer's `_remaining_time`).
     private var foreignLookAlikes: Set<String> = []
 
-    public init(map: EntitySuffixMap = .haBambulab) {
-        self.map = map
+    public init(profiles: [PrinterProfile] = PrinterProfile.builtIn, mapped: [MappedPrinter] = []) {
+        self.profiles = profiles
+        self.mapped = mapped
         var rules: [SuffixRule] = []
-        // A suffix must name something: "" or "_" would claim every entity.
-        for (field, suffixes) in map.suffixes {
-            for suffix in suffixes where suffix.utf8.count > 1 { rules.append(Self.rule(suffix, field: field)) }
+        for (index, profile) in profiles.enumerated() {
+            // A suffix must name something: "" or "_" would claim every entity.
+            for (field, suffixes) in profile.entities.suffixes {
+                let scoped = profile.siblingsNeedStatus && field != .status
+                for suffix in suffixes where suffix.utf8.count > 1 {
+                    rules.append(Self.rule(suffix, field: field, profile: index, scoped: scoped))
+                }
+            }
+            for suffix in profile.entities.ignoredSuffixes where suffix.utf8.count > 1 {
+                rules.append(Self.rule(suffix, field: nil, profile: index, scoped: false))
+            }
         }
-        for suffix in map.ignoredSuffixes where suffix.utf8.count > 1 { rules.append(Self.rule(suffix, field: nil)) }
-        rules.sort { $0.bytes.count > $1.bytes.count || ($0.bytes.count == $1.bytes.count && $0.bytes.lexicographicallyPrecedes($1.bytes)) }
+        rules.sort {
+            $0.bytes.count > $1.bytes.count
+                || ($0.bytes.count == $1.bytes.count
+                    && ($0.bytes.lexicographicallyPrecedes($1.bytes) || ($0.bytes == $1.bytes && $0.profile < $1.profile)))
+        }
         self.rules = rules
-        var byKey: [String: PrinterField] = [:]
-        for (field, keys) in map.translationKeys {
-            for key in keys { byKey[key] = field }
+        fieldByTranslationKey = profiles.map { profile in
+            var byKey: [String: PrinterField] = [:]
+            for (field, keys) in profile.entities.translationKeys {
+                for key in keys { byKey[key] = field }
+            }
+            return byKey
         }
-        fieldByTranslationKey = byKey
+        var mappedMatches: [String: EntityMatch] = [:]
+        for printer in mapped {
+            for (field, entityID) in printer.entities {
+                mappedMatches[entityID] = EntityMatch(prefix: printer.prefix, field: field, profile: printer.profile)
+            }
+        }
+        self.mappedMatches = mappedMatches
     }
 
-    private static func rule(_ suffix: String, field: PrinterField?) -> SuffixRule {
+    /// One profile made of `map`, with the generic status table (tests, and
+    /// callers that only rename suffixes).
+    public init(map: EntitySuffixMap) {
+        var profile = PrinterProfile.bambuLab
+        profile.name = "custom"
+        profile.entities = map
+        self.init(profiles: [profile])
+    }
+
+    private static func rule(_ suffix: String, field: PrinterField?, profile: Int, scoped: Bool) -> SuffixRule {
         let bytes = Array(suffix.utf8)
         let (tail, mask) = tailWord(bytes.withUnsafeBytes { $0 }, count: bytes.count)
-        return SuffixRule(bytes: bytes, tail: tail, tailMask: mask, field: field)
+        return SuffixRule(bytes: bytes, tail: tail, tailMask: mask, field: field, profile: profile, scoped: scoped)
     }
 
     /// The last min(8, count) bytes ending at `count`, the very last byte in the
@@ -73,31 +134,48 @@ public struct EntityMatcher: Sendable {
         return (word, mask)
     }
 
-    /// Learns translation keys from HA's entity registry (entities of the
-    /// map's platforms only). Entities of one HA device share a printer
+    // MARK: Learning
+
+    /// Learns from HA's entity registry. An entity of a profile's platform
+    /// is that profile's by its translation key, else by the profile's own
+    /// suffixes (integrations that name entities in English only, such as
+    /// Moonraker, have no keys). Entities of one HA device share a printer
     /// prefix: the object id minus the field's own suffix where an entity
-    /// still has its English id, else the longest common `_`-separated start
-    /// of the ids of all that device's entities of the platform (or, for a
-    /// lone entity, its id minus the last part).
+    /// still has its English id (a device-named status entity's whole id),
+    /// else the longest common `_`-separated start of the ids of all that
+    /// device's entities of the platform (or, for a lone entity, its id
+    /// minus the last part).
     public mutating func applyRegistry(_ entries: [EntityRegistryEntry]) {
-        let ownEntries = entries.filter { entry in
-            map.platforms.isEmpty || entry.platform.map(map.platforms.contains) == true
-        }
-        var matched: [(entry: EntityRegistryEntry, field: PrinterField)] = []
+        var matched: [(entry: EntityRegistryEntry, field: PrinterField, profile: Int)] = []
         var groups: [String: [String]] = [:]
-        for entry in ownEntries {
-            let group = entry.deviceID ?? "entity:" + entry.entityID
-            if entry.deviceID != nil { groups[group, default: []].append(Self.objectID(entry.entityID)) }
-            guard let key = entry.translationKey, let field = fieldByTranslationKey[key] else { continue }
-            matched.append((entry, field))
-            if entry.deviceID == nil { groups[group] = [Self.objectID(entry.entityID)] }
+        for entry in entries {
+            guard let profile = profileIndex(platform: entry.platform) else { continue }
+            let group = Self.group(entry)
+            let objectID = Self.objectID(entry.entityID)
+            if entry.deviceID != nil { groups[group, default: []].append(objectID) }
+            let field: PrinterField
+            if let key = entry.translationKey, let keyed = fieldByTranslationKey[profile][key] {
+                field = keyed
+            } else if let (_, rule) = suffixRule(for: entry.entityID, profile: profile), let suffixed = rule.field {
+                field = suffixed
+            } else {
+                continue
+            }
+            matched.append((entry, field, profile))
+            if entry.deviceID == nil { groups[group] = [objectID] }
         }
         var prefixByGroup: [String: String] = [:]
-        for (entry, field) in matched {
-            let group = entry.deviceID ?? "entity:" + entry.entityID
+        for (entry, field, profile) in matched {
+            let group = Self.group(entry)
             let objectID = Self.objectID(entry.entityID)
-            for suffix in map.suffixes[field, default: []] where objectID.hasSuffix(suffix) && objectID.count > suffix.count {
-                prefixByGroup[group] = prefixByGroup[group] ?? String(objectID.dropLast(suffix.count))
+            if field == .status, profiles[profile].statusOptions != nil {
+                prefixByGroup[group] = objectID  // the status entity is the device
+                continue
+            }
+            let (base, copy) = Self.splitCopyNumber(objectID)
+            for suffix in profiles[profile].entities.suffixes[field, default: []]
+            where base.hasSuffix(suffix) && base.count > suffix.count {
+                prefixByGroup[group] = prefixByGroup[group] ?? String(base.dropLast(suffix.count)) + copy
             }
         }
         for (group, objectIDs) in groups where prefixByGroup[group] == nil {
@@ -106,17 +184,49 @@ public struct EntityMatcher: Sendable {
         registryMatches = [:]
         prefixByDevice = [:]
         foreignLookAlikes = []
-        if !map.platforms.isEmpty {
-            for entry in entries where entry.platform.map(map.platforms.contains) == false {
-                if suffixMatch(entry.entityID) != nil { foreignLookAlikes.insert(entry.entityID) }
-            }
+        for entry in entries where profileIndex(platform: entry.platform) == nil && entry.platform != nil {
+            if suffixMatch(entry.entityID) != nil { foreignLookAlikes.insert(entry.entityID) }
         }
-        for (entry, field) in matched {
-            let group = entry.deviceID ?? "entity:" + entry.entityID
-            guard let prefix = prefixByGroup[group], !prefix.isEmpty else { continue }
-            registryMatches[entry.entityID] = EntityMatch(prefix: prefix, field: field)
+        for (entry, field, profile) in matched {
+            guard let prefix = prefixByGroup[Self.group(entry)], !prefix.isEmpty else { continue }
+            registryMatches[entry.entityID] = EntityMatch(prefix: prefix, field: field, profile: profiles[profile])
+            if field == .status { knownPrinters[prefix] = profile }
             if let device = entry.deviceID { prefixByDevice[device] = prefix }
         }
+    }
+
+    /// Learns the printers of a `get_states` snapshot before its entities are
+    /// matched: status entities by suffix, and a device-named status entity
+    /// (PrusaLink's) by its options, so their siblings match wherever they
+    /// stand in the list.
+    public mutating func learn(from states: [HAState]) {
+        for state in states {
+            if let match = match(entityID: state.entityID) {
+                noteStatus(match)
+                continue
+            }
+            guard state.entityID.hasPrefix("sensor."), let options = state.attributes["options"]?.arrayValue else { continue }
+            let texts = Set(options.compactMap(\.stringValue))
+            guard let index = profiles.firstIndex(where: { $0.statusOptions == texts }) else { continue }
+            let prefix = Self.objectID(state.entityID)
+            guard !prefix.isEmpty, registryMatches[state.entityID] == nil, !foreignLookAlikes.contains(state.entityID) else { continue }
+            learnedMatches[state.entityID] = EntityMatch(prefix: prefix, field: .status, profile: profiles[index])
+            knownPrinters[prefix] = index
+        }
+    }
+
+    /// Records a printer whose status entity was just seen, so its siblings'
+    /// common suffixes match from now on.
+    public mutating func noteStatus(_ match: EntityMatch) {
+        guard match.field == .status, knownPrinters[match.prefix] == nil,
+            let index = profiles.firstIndex(of: match.profile)
+        else { return }
+        knownPrinters[match.prefix] = index
+    }
+
+    private func profileIndex(platform: String?) -> Int? {
+        guard let platform else { return nil }
+        return profiles.firstIndex { $0.entities.platforms.contains(platform) }
     }
 
     /// Number of entities matched through the registry.
@@ -126,9 +236,29 @@ public struct EntityMatcher: Sendable {
     /// integration's bus events, which name the device rather than an entity.
     public func printer(deviceID: String) -> String? { prefixByDevice[deviceID] }
 
+    /// The profile of each printer whose status entity is known.
+    public var printerProfiles: [String: PrinterProfile] {
+        var result = knownPrinters.mapValues { profiles[$0] }
+        for printer in mapped { result[printer.prefix] = printer.profile }
+        return result
+    }
+
+    private static func group(_ entry: EntityRegistryEntry) -> String {
+        entry.deviceID ?? "entity:" + entry.entityID
+    }
+
     private static func objectID(_ entityID: String) -> String {
         guard let dot = entityID.firstIndex(of: ".") else { return entityID }
         return String(entityID[entityID.index(after: dot)...])
+    }
+
+    /// HA's number for a second entity of one name (`_2`…`_99`), split off.
+    private static func splitCopyNumber(_ objectID: String) -> (base: String, copy: String) {
+        let digits = objectID.utf8.reversed().prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+        guard (1...2).contains(digits), objectID.utf8.count > digits + 1 else { return (objectID, "") }
+        let cut = objectID.utf8.index(objectID.utf8.endIndex, offsetBy: -(digits + 1))
+        guard objectID.utf8[cut] == UInt8(ascii: "_") else { return (objectID, "") }
+        return (String(objectID[..<cut]), String(objectID[cut...]))
     }
 
     private static func sharedPrefix(_ objectIDs: [String]) -> String {
@@ -149,9 +279,13 @@ public struct EntityMatcher: Sendable {
         return first.prefix(common).joined(separator: "_")
     }
 
+    // MARK: Matching
+
     /// The printer and field an entity feeds, or nil when it is not a printer entity.
     public func match(entityID: String) -> EntityMatch? {
+        if !mappedMatches.isEmpty, let match = mappedMatches[entityID] { return match }
         if !registryMatches.isEmpty, let match = registryMatches[entityID] { return match }
+        if !learnedMatches.isEmpty, let match = learnedMatches[entityID] { return match }
         guard let match = suffixMatch(entityID) else { return nil }
         return foreignLookAlikes.contains(entityID) ? nil : match
     }
@@ -160,42 +294,80 @@ public struct EntityMatcher: Sendable {
         var id = entityID
         return id.withUTF8 { utf8 in
             let buffer = UnsafeRawBufferPointer(utf8)
-            guard let (start, rule) = suffixRule(for: buffer), let field = rule.field else { return nil }
-            let prefixBytes = UnsafeRawBufferPointer(rebasing: buffer[start..<(buffer.count - rule.bytes.count)])
-            return EntityMatch(prefix: String(decoding: prefixBytes, as: UTF8.self), field: field)
+            guard let found = suffixRule(for: buffer, profile: nil), let field = found.rule.field else { return nil }
+            return EntityMatch(prefix: found.prefix(buffer), field: field, profile: profiles[found.rule.profile])
+        }
+    }
+
+    private func suffixRule(for entityID: String, profile: Int) -> (String, SuffixRule)? {
+        var id = entityID
+        return id.withUTF8 { utf8 in
+            let buffer = UnsafeRawBufferPointer(utf8)
+            guard let found = suffixRule(for: buffer, profile: profile) else { return nil }
+            return (found.prefix(buffer), found.rule)
         }
     }
 
     /// Whether an entity id (raw UTF-8) may belong to a printer. Cheap: no allocation
-    /// unless registry matches exist.
+    /// unless exact matches exist or a suffix that needs a known printer matches.
     public func isRelevant(entityID buffer: UnsafeRawBufferPointer) -> Bool {
-        if !registryMatches.isEmpty,
-            registryMatches[String(decoding: buffer, as: UTF8.self)] != nil
-        {
-            return true
+        if !mappedMatches.isEmpty || !registryMatches.isEmpty || !learnedMatches.isEmpty {
+            let id = String(decoding: buffer, as: UTF8.self)
+            if mappedMatches[id] != nil || registryMatches[id] != nil || learnedMatches[id] != nil { return true }
         }
-        guard let (_, rule) = suffixRule(for: buffer), rule.field != nil else { return false }
+        guard let found = suffixRule(for: buffer, profile: nil), found.rule.field != nil else { return false }
         return foreignLookAlikes.isEmpty || !foreignLookAlikes.contains(String(decoding: buffer, as: UTF8.self))
     }
 
-    /// The longest rule whose suffix ends the entity's object id with a non-empty
-    /// prefix left before it, and where that object id starts.
-    private func suffixRule(for buffer: UnsafeRawBufferPointer) -> (Int, SuffixRule)? {
+    /// Where a suffix rule matched: the object id's start, where the suffix
+    /// starts, and HA's copy number after it (`_2`), if any.
+    private struct Found {
+        var rule: SuffixRule
+        var start: Int
+        var suffixStart: Int
+        var copyStart: Int
+
+        func prefix(_ buffer: UnsafeRawBufferPointer) -> String {
+            var bytes = Array(buffer[start..<suffixStart])
+            bytes += buffer[copyStart..<buffer.count]
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The longest rule (of `profile`, or any) whose suffix ends the entity's
+    /// object id, or ends it before HA's copy number, with a non-empty prefix
+    /// left before it. An ignored look-alike ends the search; a scoped rule
+    /// counts only for a known printer of its profile.
+    private func suffixRule(for buffer: UnsafeRawBufferPointer, profile: Int?) -> Found? {
         let count = buffer.count
         var dot = 0
         while dot < count, buffer[dot] != UInt8(ascii: ".") { dot += 1 }
         guard dot < count else { return nil }
         let start = dot + 1
-        let objectLength = count - start
-        let (tail, _) = Self.tailWord(buffer, count: count)
+        if let found = suffixRule(for: buffer, start: start, end: count, profile: profile) { return found }
+        // `…_2`: HA numbered a second entity of the same name.
+        var digits = 0
+        while digits < 3, count - digits - 1 > start,
+            buffer[count - digits - 1] >= UInt8(ascii: "0"), buffer[count - digits - 1] <= UInt8(ascii: "9")
+        {
+            digits += 1
+        }
+        guard (1...2).contains(digits), buffer[count - digits - 1] == UInt8(ascii: "_") else { return nil }
+        return suffixRule(for: buffer, start: start, end: count - digits - 1, profile: profile)
+    }
+
+    private func suffixRule(for buffer: UnsafeRawBufferPointer, start: Int, end: Int, profile: Int?) -> Found? {
+        let objectLength = end - start
+        let (tail, _) = Self.tailWord(buffer, count: end)
         for rule in rules {
             let length = rule.bytes.count
             guard objectLength > length, tail & rule.tailMask == rule.tail else { continue }
+            if let profile, rule.profile != profile { continue }
             if length > 8 {
                 var equal = true
                 rule.bytes.withUnsafeBytes { suffix in
                     var i = 0
-                    let base = count - length
+                    let base = end - length
                     while i < length - 8 {
                         if buffer[base + i] != suffix[i] { equal = false; return }
                         i += 1
@@ -203,7 +375,12 @@ public struct EntityMatcher: Sendable {
                 }
                 guard equal else { continue }
             }
-            return (start, rule)
+            let found = Found(rule: rule, start: start, suffixStart: end - length, copyStart: end)
+            if rule.scoped, profile == nil {
+                // `_progress` is a printer's only beside its profile's status entity.
+                guard knownPrinters[found.prefix(buffer)] == rule.profile else { continue }
+            }
+            return found
         }
         return nil
     }

@@ -13,13 +13,26 @@ public struct PrinterCache: Sendable {
     /// Applies one entity's new state. Returns the change when a known value
     /// actually changed, nil when the update carried nothing new.
     public mutating func apply(_ match: EntityMatch, state: HAState, at time: EpochTime? = nil) -> PrinterChange? {
-        let previous = printers[match.prefix] ?? PrinterSnapshot(prefix: match.prefix)
+        var previous = printers[match.prefix] ?? PrinterSnapshot(prefix: match.prefix)
+        if match.field == .status, previous.profile != match.profile {
+            // The status entity decides how the printer's states read.
+            previous.profile = match.profile
+            printers[match.prefix] = previous
+        }
         var current = previous
         Self.read(state, into: &current, field: match.field)
         guard current != previous else { return nil }
         current.lastUpdated = time ?? state.lastUpdated ?? previous.lastUpdated
         let changed = state.lastChanged ?? time
         if let changed { current.changedAt[match.field] = changed }
+        if let finish = current.finishAt, let now = time ?? state.lastUpdated {
+            // A finish time says how long is left at every change of the printer.
+            let remaining = max(0, Int((finish - now).rounded()))
+            if remaining != current.remainingSeconds {
+                current.remainingSeconds = remaining
+                current.changedAt[.remainingTime] = current.changedAt[.finishTime]
+            }
+        }
         if let status = current.status, status != previous.status, status.isActive || status == .preparing,
             previous.status.map({ $0.isActive || $0 == .preparing }) != true
         {
@@ -72,10 +85,15 @@ public struct PrinterCache: Sendable {
             return
         }
         guard !EntityValue.carriesNoInformation(raw) else { return }
+        if snapshot.profile.zeroWhenNotPrinting, snapshot.status != .running, EntityValue.number(raw) == 0,
+            [.progress, .currentLayer, .totalLayers, .remainingTime].contains(field)
+        {
+            return  // a placeholder while not printing, not a reading
+        }
         if field != .status, let name = state.friendlyName { snapshot.siblingEntityNames[field] = name }
         switch field {
         case .status:
-            guard PrintStatus(raw: raw) != nil else { return }
+            guard snapshot.profile.status(raw: raw) != nil else { return }
             snapshot.rawStatus = raw
             if let name = state.friendlyName { snapshot.statusEntityName = name }
         case .progress:
@@ -88,6 +106,8 @@ public struct PrinterCache: Sendable {
             if let value = EntityValue.remainingSeconds(raw, unit: state.unitOfMeasurement) {
                 snapshot.remainingSeconds = value
             }
+        case .finishTime:
+            if let value = ISO8601.parse(String(raw.trimmingWhitespace)) { snapshot.finishAt = value }
         case .nozzleTemp:
             if let value = EntityValue.temperature(raw) { snapshot.nozzleTemp = value }
         case .bedTemp:

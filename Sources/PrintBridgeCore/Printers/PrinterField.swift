@@ -5,6 +5,10 @@ public enum PrinterField: String, CaseIterable, Hashable, Sendable, Codable {
     case currentLayer
     case totalLayers
     case remainingTime
+    /// When the print is expected to end (a timestamp entity: OctoPrint's
+    /// "Estimated Finish Time", PrusaLink's "Print finish", Moonraker's
+    /// "Print ETA"); the remaining time is derived from it.
+    case finishTime
     case nozzleTemp
     case bedTemp
     /// File name, first choice; `subtaskName` and `gcodeFilename` are fallbacks.

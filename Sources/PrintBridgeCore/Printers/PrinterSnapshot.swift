@@ -4,6 +4,9 @@ import PrinterActivityContent
 /// A field is nil until HA has reported a usable value for it.
 public struct PrinterSnapshot: Hashable, Sendable {
     public var prefix: String
+    /// The integration the printer's status entity comes through; its
+    /// vocabulary normalises `rawStatus`.
+    public var profile: PrinterProfile = .bambuLab { didSet { deriveStatus() } }
     /// Normalised status, derived from `rawStatus` and the error code.
     public private(set) var status: PrintStatus?
     public var rawStatus: String? { didSet { deriveStatus() } }
@@ -12,6 +15,9 @@ public struct PrinterSnapshot: Hashable, Sendable {
     public var currentLayer: Int?
     public var totalLayers: Int?
     public var remainingSeconds: Int?
+    /// When the print is expected to end, where the integration says that
+    /// rather than how long is left; `remainingSeconds` follows from it.
+    public var finishAt: EpochTime?
     public var nozzleTemp: Double?
     public var bedTemp: Double?
     public var taskName: String?
@@ -45,6 +51,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
         case .currentLayer: return currentLayer != nil
         case .totalLayers: return totalLayers != nil
         case .remainingTime: return remainingSeconds != nil
+        case .finishTime: return finishAt != nil
         case .nozzleTemp: return nozzleTemp != nil
         case .bedTemp: return bedTemp != nil
         case .taskName: return taskName != nil
@@ -70,7 +77,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
         func stale(_ field: PrinterField) -> Bool { (changedAt[field] ?? began) < began }
         if stale(.progress) { copy.progress = 0 }
         if stale(.currentLayer) { copy.currentLayer = 0 }
-        if stale(.remainingTime) { copy.remainingSeconds = nil }
+        if stale(.remainingTime) || (finishAt != nil && stale(.finishTime)) { copy.remainingSeconds = nil }
         return copy
     }
 
@@ -101,7 +108,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
     public var fileName: String? { taskName ?? subtaskName ?? gcodeFilename }
 
     private mutating func deriveStatus() {
-        guard let rawStatus, var derived = PrintStatus(raw: rawStatus) else {
+        guard let rawStatus, var derived = profile.status(raw: rawStatus) else {
             // No usable raw status (yet): keep what we knew.
             return
         }

@@ -28,7 +28,24 @@ public enum SettingsFileParser {
     public static func parseWithLines(_ text: String, path: String, known knownNames: [String]) throws(ParseError)
         -> (values: [String: String], lines: [String: Int])
     {
-        let known = Set(knownNames)
+        let document = try parseDocument(text, path: path, known: knownNames)
+        return (document.values, document.lines)
+    }
+
+    /// A block setting's lines: its indented lines after `key:` (comments
+    /// and blank lines dropped), each with its line number.
+    public typealias Block = [(line: Int, text: Substring)]
+
+    /// `parseWithLines`, and the blocks of the settings named in `blocks`:
+    /// a block setting is `key:` alone on its line, followed by indented
+    /// lines (`printers:` in the settings file) that the setting's own
+    /// parser reads.
+    public static func parseDocument(_ text: String, path: String, known knownNames: [String], blocks blockNames: Set<String> = [])
+        throws(ParseError) -> (values: [String: String], lines: [String: Int], blocks: [String: Block])
+    {
+        let known = Set(knownNames).union(blockNames)
+        var blocks: [String: Block] = [:]
+        var openBlock: String?
         var values: [String: String] = [:]
         var lineNumbers: [String: Int] = [:]
         // A byte-order mark (Windows editors write one) is not part of the first key.
@@ -44,6 +61,11 @@ public enum SettingsFileParser {
             if trimmed.isEmpty || trimmed.first == "#" { continue }
             if number == 1, trimmed == "---" { continue }
             if line.contains("\t") { throw fail("tabs are not allowed in YAML indentation; use spaces") }
+            if let block = openBlock, trimmed.count != line.count {
+                blocks[block, default: []].append((number, line))
+                continue
+            }
+            openBlock = nil
             if trimmed.count != line.count { throw fail("unexpected indentation: settings are one flat list of `key: value` lines") }
             if trimmed.first == "-" { throw fail("a list is not a setting: write `key: value`") }
             guard let colon = trimmed.firstIndex(of: ":") else { throw fail("expected `key: value`") }
@@ -59,13 +81,30 @@ public enum SettingsFileParser {
             guard values[name] == nil else { throw fail("\"\(key)\" is set twice") }
             let rest = trimmed[trimmed.index(after: colon)...]
             guard rest.isEmpty || rest.first == " " else { throw fail("expected a space after \"\(key):\"") }
+            if blockNames.contains(name) {
+                guard blocks[name] == nil else { throw fail("\"\(key)\" is set twice") }
+                guard rest.trimming(" ").isEmpty || rest.trimming(" ").first == "#" else {
+                    throw fail("\"\(key):\" takes its entries on the indented lines below it")
+                }
+                blocks[name] = []
+                lineNumbers[name] = number
+                openBlock = name
+                continue
+            }
             let value: String
             do { value = try Self.scalar(rest.trimming(" ")) } catch { throw fail(error.reason) }
             if value.isEmpty { throw fail("\"\(key)\" has no value (remove the line to use the default)") }
             values[name] = value
             lineNumbers[name] = number
         }
-        return (values, lineNumbers)
+        return (values, lineNumbers, blocks)
+    }
+
+    /// A plain or quoted scalar (a block's parser reads its values with this).
+    public static func value(_ text: some StringProtocol) -> Result<String, ParseError> {
+        do { return .success(try scalar(String(text).trimming(" "))) } catch {
+            return .failure(ParseError(path: "", line: 0, reason: error.reason))
+        }
     }
 
     private struct ScalarError: Error { let reason: String }

@@ -1,12 +1,15 @@
 import APNsClient
 import ArgumentParser
+import Dispatch
+import EventReplay
+import HomeAssistantLink
 import PrintBridgeCore
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-struct CheckConfigCommand: ParsableCommand {
+struct CheckConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
         abstract: "Check the settings offline and print the effective configuration (secrets redacted).",
@@ -14,10 +17,21 @@ struct CheckConfigCommand: ParsableCommand {
             Reads --config FILE (or $PRINTBRIDGE_CONFIG) and the environment (which wins), then
             checks what can be checked without a network: HA_URL is well-formed, the HA and API
             tokens can be read, the APNs key parses as a P-256 key, numbers are numbers, the
-            state directory is writable, log settings are known. Every problem is one line on
-            stderr. Exit 0 when `run` would start, 78 otherwise.
+            state directory is writable, log settings are known, the `printers:` map is
+            well-formed. Every problem is one line on stderr. Exit 0 when `run` would start,
+            78 otherwise.
+
+            With --printers-from FILE (a recording, as `record` writes) or --printers-from-ha
+            (connects to HA_URL and reads its entity registry and states), it also lists the
+            printers it finds and the profile each is read through.
             """
     )
+
+    @Option(name: .customLong("printers-from"), help: "List the printers found in this recording (from `record`).")
+    var printersFrom: String?
+
+    @Flag(name: .customLong("printers-from-ha"), help: "Connect to Home Assistant and list the printers it has.")
+    var printersFromHA = false
 
     @OptionGroup var configOption: ConfigOption
 
@@ -50,7 +64,7 @@ struct CheckConfigCommand: ParsableCommand {
         return values.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
     }
 
-    func run() throws {
+    func run() async throws {
         try configOption.activate()
         StandardStreams.secrets.withLock { $0 = Self.secretValues() }
         let file = ConfigFile.current.withLock { $0 }
@@ -125,10 +139,69 @@ struct CheckConfigCommand: ParsableCommand {
         } else {
             StandardStreams.out("state directory: \(directory)")
         }
+        let mapped = ConfigFile.current.withLock { $0?.printers ?? [] }
+        for printer in mapped {
+            let roles = PrinterMap.roles.filter { printer.entities[$0.field] != nil }.map(\.name)
+            StandardStreams.out("mapped printer \(printer.prefix): \(roles.joined(separator: ", ")) (\(printer.profile.title))")
+        }
+        if let printersFrom {
+            check {
+                var listing = PrinterListing()
+                var reader = HAFrameReader(matcher: ConfigFile.matcher())
+                do {
+                    var lines = try LineReader(path: printersFrom)
+                    try lines.forEachLine { line, _ in
+                        guard let messages = try? reader.messages(in: line) else { return }
+                        for message in messages { listing.take(reader.inputs(from: message)) }
+                    }
+                } catch {
+                    problem("--printers-from: \(error)")
+                    throw error
+                }
+                listing.lines(mapped: mapped).forEach { StandardStreams.out($0) }
+            }
+        }
+        if printersFromHA {
+            do {
+                let listing = try await Self.liveListing()
+                listing.lines(mapped: mapped).forEach { StandardStreams.out($0) }
+            } catch { failures += 1 }
+        }
         if failures > 0 {
             StandardStreams.err("printbridge: \(failures) problem(s) in the configuration")
             throw ExitCodes.config
         }
         StandardStreams.out("configuration OK")
+    }
+
+    /// Connects to Home Assistant like `run` and reads the printers from its
+    /// registry and `get_states` answer (at most 30 seconds).
+    static func liveListing() async throws -> PrinterListing {
+        let endpoint = try RunCommand.haEndpoint()
+        let token = try RunCommand.haToken(endpoint: endpoint)
+        let link = HomeAssistantLink(
+            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
+            reader: HAFrameReader(matcher: ConfigFile.matcher()))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { link.stop() }
+        var listing = PrinterListing()
+        var failure = "no states within 30 seconds"
+        link.start()
+        for await event in link.events {
+            switch event {
+            case .printers(let inputs):
+                listing.take(inputs)
+                if listing.sawSnapshot { link.stop() }
+            case .disconnected(let reason) where !listing.sawSnapshot:
+                failure = reason
+                link.stop()
+            default:
+                break
+            }
+        }
+        guard listing.sawSnapshot else {
+            StandardStreams.err("printbridge: could not read Home Assistant's states at \(endpoint): \(failure)")
+            throw ExitCodes.config
+        }
+        return listing
     }
 }

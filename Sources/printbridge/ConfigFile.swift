@@ -75,9 +75,22 @@ struct ConfigFile: Sendable {
     /// The line each setting is on.
     let lines: [String: Int]
 
+    /// Printers mapped by hand (the `printers:` block; file only).
+    let printers: [MappedPrinter]
+
     init(path: String, text: String) throws(ParseError) {
         self.path = path
-        (values, lines) = try SettingsFileParser.parseWithLines(text, path: path, known: Self.settings.map(\.name))
+        let document = try SettingsFileParser.parseDocument(
+            text, path: path, known: Self.settings.map(\.name), blocks: ["PRINTERS"])
+        values = document.values
+        lines = document.lines
+        printers = try document.blocks["PRINTERS"].map { block throws(ParseError) in try PrinterMap.parse(block, path: path) } ?? []
+    }
+
+    /// The entity matcher for this process: the built-in profiles and the
+    /// printers mapped in the settings file.
+    static func matcher() -> EntityMatcher {
+        EntityMatcher(mapped: current.withLock { $0?.printers ?? [] })
     }
 
     /// `message` with each setting that came from this file (not from the

@@ -104,10 +104,12 @@ struct ReplayCommand: AsyncParsableCommand {
         var run =
             if let devices {
                 ReplayRun(
-                    devices: try loadDevices(path: devices), planner: configuration, frameFilter: !noFrameFilter,
+                    devices: try loadDevices(path: devices), planner: configuration, matcher: ConfigFile.matcher(),
+                    frameFilter: !noFrameFilter,
                     startingAt: send ? SystemClock().now() : nil, speed: speed ?? 1, restoring: remembered)
             } else {
-                ReplayRun.demo(planner: configuration, frameFilter: !noFrameFilter, restoring: remembered)
+                ReplayRun.demo(
+                    planner: configuration, matcher: ConfigFile.matcher(), frameFilter: !noFrameFilter, restoring: remembered)
             }
         var output = LineWriter.standardOutput()
         var toSend: [Push] = []

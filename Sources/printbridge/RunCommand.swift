@@ -100,7 +100,7 @@ struct RunCommand: AsyncParsableCommand {
         if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
         let link = HomeAssistantLink(
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
-            configuration: sessionConfiguration,
+            configuration: sessionConfiguration, reader: HAFrameReader(matcher: ConfigFile.matcher()),
             maximumMessageBytes: Int((try Self.seconds("HA_MAX_MESSAGE_MB") ?? 64) * 1_048_576))
         let metrics = AgentMetrics(
             haGracePeriod: try Self.seconds("HEALTH_HA_GRACE") ?? 60, apnsMode: dryRun ? "dry-run" : "configured")

@@ -53,6 +53,44 @@ import Testing
         #expect(byVariable.status == 0 && byVariable.stdout.contains("config file: \(config)"))
     }
 
+    /// The printers a recording and a live HA show, with the profile of
+    /// each, and a hand-mapped printer beside them.
+    @Test func checkConfigListsPrintersAndTheirProfiles() throws {
+        let config = try write("printers.yaml", """
+            ha_url: http://127.0.0.1:8123
+            ha_token: t
+            api_listen: off
+            printers:
+              garage:
+                profile: moonraker
+                status: sensor.garage_state
+                progress: sensor.garage_done
+            """)
+        let recording = CommandRunner.repositoryRoot(from: #filePath) + "/SampleEvents/octoprint-prints.jsonl"
+        let listed = try check(["--config", config, "--dry-run", "--printers-from", recording])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("mapped printer garage: status, progress (Moonraker / Klipper (moonraker-home-assistant))"))
+        #expect(listed.stdout.contains("printer octoprint \"OctoPrint\": OctoPrint (Home Assistant core) [octoprint], idle"))
+        #expect(listed.stdout.contains("printer octoprint_2 \"OctoPrint\": OctoPrint (Home Assistant core) [octoprint], idle"))
+        #expect(listed.stdout.contains("  progress: sensor.octoprint_job_percentage_2"))
+        #expect(listed.stdout.contains("printer garage (mapped): its status entity sensor.garage_state is not in Home Assistant"))
+        let missing = try check(["--config", config, "--dry-run", "--printers-from", directory + "/none.jsonl"])
+        #expect(missing.status == 78 && missing.stderr.contains("--printers-from: cannot read"))
+
+        let ha = try DaemonTests.MockHA(events: "prusalink-prints.jsonl")
+        let live = try check(
+            ["--dry-run", "--printers-from-ha"],
+            environment: ["HA_URL": "ws://127.0.0.1:\(ha.port)/api/websocket", "HA_TOKEN": DaemonTests.token, "API_LISTEN": "off"])
+        #expect(live.status == 0, "\(live.stderr)")
+        #expect(live.stdout.contains("printer prusa_mk4 \"prusa-mk4\": PrusaLink (Home Assistant core) [prusalink], "))
+        #expect(live.stdout.contains("  progress: sensor.prusa_mk4_progress"))
+        let refused = try check(
+            ["--dry-run", "--printers-from-ha"],
+            environment: ["HA_URL": "ws://127.0.0.1:\(ha.port)/api/websocket", "HA_TOKEN": "wrong", "API_LISTEN": "off"])
+        #expect(refused.status == 78 && refused.stderr.contains("could not read Home Assistant's states"))
+        #expect(!refused.stderr.contains("wrong"), "the token is never printed")
+    }
+
     @Test func secretsComeFromFilesAndAreNeverPrinted() throws {
         let haToken = "ha-secret-4f1c2d9e", apiToken = "api-secret-77ab0c"
         let tokenFile = try write("ha-token", haToken + "\n")

@@ -47,8 +47,8 @@ import Testing
         ])
         #expect(map.problems().isEmpty)
         let octo = EntityMatcher(map: map)
-        #expect(octo.match(entityID: "sensor.octoprint_current_state") == EntityMatch(prefix: "octoprint", field: .status))
-        #expect(octo.match(entityID: "sensor.octoprint_job_percentage") == EntityMatch(prefix: "octoprint", field: .progress))
+        #expect(octo.match(entityID: "sensor.octoprint_current_state") == EntityMatch(prefix: "octoprint", field: .status, profile: octo.profiles[0]))
+        #expect(octo.match(entityID: "sensor.octoprint_job_percentage") == EntityMatch(prefix: "octoprint", field: .progress, profile: octo.profiles[0]))
         #expect(octo.match(entityID: "sensor.x1c_print_status") == nil)
     }
 
@@ -86,7 +86,7 @@ import Testing
     @Test func emptySuffixesNeverClaimEveryEntity() {
         let matcher = EntityMatcher(map: EntitySuffixMap(suffixes: [.status: ["", "_", "_state"]]))
         #expect(matcher.match(entityID: "light.kitchen") == nil)
-        #expect(matcher.match(entityID: "sensor.octo_state") == EntityMatch(prefix: "octo", field: .status))
+        #expect(matcher.match(entityID: "sensor.octo_state") == EntityMatch(prefix: "octo", field: .status, profile: matcher.profiles[0]))
     }
 }
 
@@ -94,7 +94,7 @@ import Testing
     @Test(arguments: ["_st", "_state", "_status", "_printst", "_progress"])
     func suffixesOfEveryLengthMatch(suffix: String) {
         let matcher = EntityMatcher(map: EntitySuffixMap(suffixes: [.status: [suffix]]))
-        #expect(matcher.match(entityID: "sensor.printer\(suffix)") == EntityMatch(prefix: "printer", field: .status))
+        #expect(matcher.match(entityID: "sensor.printer\(suffix)") == EntityMatch(prefix: "printer", field: .status, profile: matcher.profiles[0]))
         #expect(matcher.match(entityID: "sensor.printer\(suffix)x") == nil)
         let relevant = Array("sensor.printer\(suffix)".utf8).withUnsafeBytes { matcher.isRelevant(entityID: $0) }
         #expect(relevant)

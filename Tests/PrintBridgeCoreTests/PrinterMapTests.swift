@@ -1,0 +1,58 @@
+import PrintBridgeCore
+import Testing
+
+@Suite struct PrinterMapTests {
+    func parse(_ text: String) throws(SettingsFileParser.ParseError) -> [MappedPrinter] {
+        let document = try SettingsFileParser.parseDocument(text, path: "p.yaml", known: ["LOG_LEVEL"], blocks: ["PRINTERS"])
+        return try PrinterMap.parse(document.blocks["PRINTERS"] ?? [], path: "p.yaml")
+    }
+
+    func problem(_ text: String) -> String? {
+        do { _ = try parse(text); return nil } catch { return error.description }
+    }
+
+    @Test func aMappedPrinterWithItsOwnStates() throws {
+        let printers = try parse("""
+            log_level: info
+            printers:
+              # the garage Ender
+              ender3:
+                profile: octoprint
+                status: sensor.ender_state
+                progress: sensor.ender_progress
+                file_name: sensor.ender_file
+                finish_time: sensor.ender_eta
+                states:
+                  "Printing from USB": running
+                  Done: complete
+                  Operational: none
+              voron:
+                status: input_select.voron_status
+            """)
+        #expect(printers.map(\.prefix) == ["ender3", "voron"])
+        let ender = printers[0]
+        #expect(ender.entities == [.status: "sensor.ender_state", .progress: "sensor.ender_progress",
+                                   .taskName: "sensor.ender_file", .finishTime: "sensor.ender_eta"])
+        #expect(ender.profile.status(raw: "Printing from USB") == .running)
+        #expect(ender.profile.status(raw: "done") == .complete)
+        #expect(ender.profile.status(raw: "Operational") == nil, "none removes OctoPrint's own meaning")
+        #expect(ender.profile.status(raw: "Cancelling") == .cancelled, "the rest of OctoPrint's words stay")
+        #expect(ender.profile.idleEndsPrint)
+        let matcher = EntityMatcher(mapped: printers)
+        #expect(matcher.match(entityID: "sensor.ender_progress") == EntityMatch(prefix: "ender3", field: .progress, profile: ender.profile))
+        #expect(matcher.match(entityID: "input_select.voron_status")?.prefix == "voron")
+        #expect(matcher.printerProfiles["ender3"] == ender.profile)
+    }
+
+    @Test func mistakesNameTheirLine() {
+        #expect(problem("printers:\n  a:\n    progress: sensor.a_p\n") == "p.yaml:2: printers: printer \"a\" needs a status entity")
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    colour: red\n")?.contains("p.yaml:4: printers: unknown key \"colour\"") == true)
+        #expect(problem("printers:\n  a:\n    status: Sensor A\n")?.hasPrefix("p.yaml:3: printers: status must be an entity id") == true)
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    profile: cura\n")?.contains("unknown profile \"cura\"") == true)
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    states:\n      Busy: working\n")?.hasPrefix("p.yaml:5: printers: \"Busy\" must map to one of") == true)
+        #expect(problem("printers:\n  a:\n    status: sensor.x\n  b:\n    status: sensor.x\n")?.contains("sensor.x is already a's status") == true)
+        #expect(problem("printers: yes\n")?.hasPrefix("p.yaml:1:") == true)
+        #expect(problem("printers:\nlog_level: info\n") == "p.yaml: printers: no printers under \"printers:\"")
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n   progress: sensor.b\n")?.contains("unexpected indentation") == true)
+    }
+}

@@ -22,7 +22,7 @@ import Testing
                 progress: sensor.ender_progress
                 file_name: sensor.ender_file
                 finish_time: sensor.ender_eta
-                states:
+                states:     # what its words mean
                   "Printing from USB": running
                   Done: complete
                   Operational: none

@@ -2,7 +2,7 @@
 /// ha-bambulab names by default) and, where HA's entity registry is readable,
 /// translation keys, which survive HA's localised entity ids.
 ///
-/// Configurable so OctoPrint, Moonraker or PrusaLink entities can be mapped.
+/// One integration's names; `PrinterProfile` adds what its states mean.
 public struct EntitySuffixMap: Hashable, Sendable {
     /// Entity-id suffixes per field, each starting with "_".
     public var suffixes: [PrinterField: [String]]

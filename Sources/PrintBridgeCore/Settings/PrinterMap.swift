@@ -55,6 +55,7 @@ public enum PrinterMap {
             }
             let after = rest.dropFirst()
             guard after.isEmpty || after.first == " " else { throw fail(line, "expected a space after \"\(keyText):\"") }
+            if after.drop(while: { $0 == " " }).first == "#" { return (keyText, nil) }  // `key:  # a comment`
             switch SettingsFileParser.value(after) {
             case .success(let value): return (keyText, value.isEmpty ? nil : value)
             case .failure(let error): throw fail(line, error.reason)

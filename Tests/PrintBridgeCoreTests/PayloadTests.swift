@@ -98,52 +98,6 @@ import Testing
     }
 }
 
-/// The payload encoder writes byte for byte what JSONEncoder (sorted keys,
-/// unescaped slashes, default strategies) writes for the same values.
-@Suite struct PayloadEncoderTests {
-    static func reference<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(value))
-    }
-
-    static let names = [
-        "benchy.3mf", "", "a/b\\c \"quoted\" name.gcode", "Überhang – ステップ 🎉.3mf", "tab\there\nnewline\u{1}\u{8}\u{c}\u{1f}\r.3mf",
-    ]
-
-    @Test(arguments: names)
-    func alertsMatchJSONEncoder(name: String) throws {
-        for event in [Push.Event.started, .complete, .failed, .paused, .cancelled, .milestone] {
-            let payload = AlertPayload(
-                event: event, prefix: "x1c_00m", printerName: "X1C / Werkstatt", fileName: name.isEmpty ? nil : name,
-                status: .running, progress: 42, milestone: event == .milestone ? 25 : nil)
-            #expect(try PayloadEncoder().encode(payload) == Self.reference(payload))
-        }
-    }
-
-    @Test(arguments: names)
-    func liveActivitiesMatchJSONEncoder(name: String) throws {
-        let state = PrinterActivityAttributes.ContentState(
-            progress: 42, currentLayer: 120, totalLayers: 300, remainingSeconds: 3_725, status: "running",
-            nozzleTemp: 220, bedTemp: -1)
-        let attributes = PrinterActivityAttributes(
-            filename: name, startTime: Date(timeIntervalSince1970: 1_795_165_200.25), printerName: "P1S",
-            printerModel: "P1S", entityPrefix: "p1s_01p")
-        let now = EpochTime(seconds: 1_795_165_260)
-        for payload in [
-            LiveActivityPayload.update(state, at: now, staleAfter: 900),
-            .end(state, at: now, dismissAfter: 3_600),
-            .start(state, attributes: attributes, at: now, staleAfter: 900),
-        ] {
-            #expect(try PayloadEncoder().encode(payload) == Self.reference(payload))
-        }
-    }
-
-    @Test func anInfiniteNumberIsAnErrorNotText() {
-        #expect(throws: PayloadEncoder.Unsupported.self) { try PayloadEncoder().encode(["x": Double.infinity]) }
-    }
-}
-
 /// The app's types as the phase 5 seed wrote them: the seed server's
 /// `LiveActivityContentState` JSON decodes into `ContentState`, and encodes
 /// back to the same keys and values.

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 /// The alert push body, shaped as the seed server sent it and the app reads it:
 /// `aps.alert` {title, body}, `sound`, `thread-id` = printer prefix, and the
 /// custom `printerState` the app parses from `userInfo`. Texts come from a
@@ -150,11 +155,18 @@ public struct PayloadError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Shared JSON encoding for payloads: sorted keys (stable output), no escaped slashes.
+/// Shared JSON encoding for payloads: `JSONEncoder` with sorted keys (the
+/// same bytes for the same push, which the goldens and APNs' size limit rely
+/// on) and unescaped slashes (a file name's "/" stays one byte). The types'
+/// own `Codable` conformances decide the shape, so the app decodes it with a
+/// plain `JSONDecoder`.
 enum PayloadEncoding {
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {
-        // Encoding these plain value types cannot fail (no infinite numbers).
-        (try? PayloadEncoder().encode(value)) ?? []
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these plain value types cannot fail: they hold no
+        // non-finite numbers (the only thing JSONEncoder refuses here).
+        return (try? encoder.encode(value)).map(Array.init) ?? []
     }
 
     /// Encodes what `build` makes from `fileName`; if that is too big, builds

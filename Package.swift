@@ -2,43 +2,17 @@
 import PackageDescription
 
 /// Release builds on Linux link with lld and pack the ~40,000 relative
-/// relocations of the static Swift runtime into a few KB (DT_RELR, glibc >=
-/// 2.36): the loader no longer reads ~1 MB of relocation entries at start-up,
-/// and the daemon stays ~0.9 MB smaller. The toolchain's static-stdlib link
-/// arguments also export every public symbol of ours and of the packages
-/// (~3,500 names, 320 KB of symbol tables the loader searches and the kernel
-/// maps); nothing looks them up, so they are not exported. Segments are
-/// aligned to 64 KB: the kernel maps a file's pages in 64 KB blocks around
-/// each page touched (fault-around), and with a 64 KB-aligned load address
-/// (Linux honours the segments' alignment) those blocks cover the same parts
-/// of the file on every start, so the ordered code below fills whole blocks
-/// (about 0.1 MiB less, and the executable's share no longer varies by
-/// ±60 KB from one start to the next with where ASLR put it).
+/// relocations of the static Swift runtime into a few KB (DT_RELR, so the
+/// binary needs glibc >= 2.36: Debian 12 and later): the loader no longer
+/// reads ~1 MB of relocation entries at start-up. The toolchain's
+/// static-stdlib link arguments also export every public symbol of ours and
+/// of the packages (~3,500 names, 320 KB of symbol tables the loader searches
+/// and the kernel maps); nothing looks them up, so they are not exported.
+/// Nothing here depends on the code's layout, the toolchain's version or the
+/// architecture.
 let releaseLinking: [LinkerSetting] = [
     .unsafeFlags(
-        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-         "-Xlinker", "-z", "-Xlinker", "max-page-size=65536"],
-        .when(platforms: [.linux], configuration: .release)),
-]
-
-/// ...and put the code and metadata `run` touches next to each other, so the
-/// kernel maps one block rather than pieces of all of a 10 MB binary
-/// (scripts/build-release.sh gives every Swift function and constant its own
-/// section, the linker moves sections):
-/// - Sources/printbridge/printbridge.order, made by
-///   scripts/make_symbol_order.py: the functions an idle `run` executes, then
-///   those a print adds, then the protocol conformance and type descriptors,
-///   which the runtime's conformance and type lookups read all of;
-/// - Sources/printbridge/unnamed-code.ld: the small compiler-made functions
-///   without a symbol name (closure contexts' destroy functions, merged
-///   thunks), which no order can name, in one place instead of next to their
-///   cold neighbours all over the code, and likewise the jump tables of the
-///   functions.
-let orderedLinking: [LinkerSetting] = releaseLinking + [
-    .unsafeFlags(
-        ["-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/printbridge/printbridge.order",
-         "-Xlinker", "--no-warn-symbol-ordering",
-         "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/printbridge/unnamed-code.ld"],
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
         .when(platforms: [.linux], configuration: .release)),
 ]
 
@@ -54,6 +28,9 @@ let package = Package(
         // For Fuzz/ (libFuzzer targets, a package of their own).
         .library(name: "ControlAPI", targets: ["ControlAPI"]),
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
+        // For Benchmarks/ (a package of its own): the APNs client and the C libraries.
+        .library(name: "APNsClient", targets: ["APNsClient"]),
+        .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -74,6 +51,9 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        // Starting the agent's own threads, named and checked.
+        .target(name: "NamedThreads"),
+
         // The Live Activity types shared with the iOS app.
         .target(name: "PrinterActivityContent"),
 
@@ -84,16 +64,16 @@ let package = Package(
             resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 
         // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 over libcurl multi.
-        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "CCurl", "COpenSSL"]),
+        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "NamedThreads", "CCurl", "COpenSSL"]),
 
         // The Home Assistant connection: libwebsockets client driven by HASession.
-        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "CLibWebSockets"]),
+        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "NamedThreads", "CLibWebSockets"]),
 
         // The device store: SQLite (WAL), versioned schema.
         .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"]),
 
         // The app's HTTP API: a small HTTP/1.1 server and the seed's routes.
-        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore"]),
+        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore", "NamedThreads"]),
 
         // Structured logs: JSON lines (or text for people) through swift-log.
         .target(
@@ -114,19 +94,11 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "CCurl",
+                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CCurl",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            exclude: ["printbridge.order", "unnamed-code.ld"],
-            linkerSettings: orderedLinking),
-
-        // The APNs throughput benchmark's client (scripts/bench/apns_benchmark.py).
-        .executableTarget(name: "APNsBenchmark", dependencies: ["APNsClient", "PrintBridgeCore"]),
-
-        // The daemon benchmark's footprint floor: the C libraries alone (scripts/bench/daemon_benchmark.py).
-        .executableTarget(
-            name: "FootprintFloor", dependencies: ["CCurl", "CLibWebSockets", "COpenSSL"], linkerSettings: releaseLinking),
+            linkerSettings: releaseLinking),
 
         // Test helpers shared by test targets (running the built binary).
         .target(name: "TestSupport", dependencies: ["APNsClient"], path: "Tests/TestSupport"),
@@ -158,6 +130,6 @@ let package = Package(
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "TestSupport"]),
         .testTarget(
             name: "SystemLibrariesTests",
-            dependencies: ["SystemLibraries"]),
+            dependencies: ["SystemLibraries", "NamedThreads"]),
     ]
 )

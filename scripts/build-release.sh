@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # Builds PrintBridge as deployed (Deploy/install.sh, the Dockerfiles and the
 # benchmarks all build through here): release, the Swift runtime linked
-# statically, and every Swift function and constant in a section of its own,
-# dependencies included, so the linker can put the code and metadata that
-# `printbridge run` touches next to each other (Package.swift,
-# Sources/printbridge/printbridge.order). Only a command-line flag reaches the
-# dependencies' code, hence this script.
+# statically (Package.swift states the release link flags and the glibc they
+# need).
 #
 #   scripts/build-release.sh [PRODUCT] [swift build options...]
 #
 # PRODUCT defaults to printbridge. The build has its own directory,
 # .build/deploy, because SwiftPM does not rebuild objects when only flags
-# change: a plain `swift build -c release` in .build must not leave objects
-# without the sections behind. The binary: .build/deploy/release/PRODUCT.
+# change: a plain `swift build -c release` in .build must not share objects
+# with it. The binary: .build/deploy/release/PRODUCT. The benchmarks' own
+# programs (Benchmarks/Package.swift: FootprintFloor, APNsBenchmark) are built
+# the same way into .build/deploy-benchmarks/release/PRODUCT.
 #
 # The C++ runtime that the Swift runtime uses (libstdc++) and libgcc are linked
 # in statically too. No other library the agent loads needs them, and loading
@@ -41,6 +40,18 @@ fi
 mkdir -p "$static_libs"
 ln -sfn "$libstdcxx" "$static_libs/libstdc++.a"
 
-swift build -c release --static-swift-stdlib --scratch-path .build/deploy --product "$product" \
-  -Xswiftc -Xfrontend -Xswiftc -function-sections \
+package=(--scratch-path .build/deploy)
+if grep -q "name: \"$product\"" Benchmarks/Package.swift; then
+  package=(--package-path Benchmarks --scratch-path .build/deploy-benchmarks)
+fi
+
+swift build -c release --static-swift-stdlib "${package[@]}" --product "$product" \
   -Xswiftc -Xclang-linker -Xswiftc "-L$static_libs" -Xswiftc -Xclang-linker -Xswiftc -static-libgcc "$@"
+
+# The static C++ runtime is checked, not assumed: a toolchain that stops
+# asking for -lstdc++ by name would link the shared one again, silently.
+binary="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
+if readelf -d "$binary" | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s)' >&2; then
+  echo "build-release.sh: $binary needs the shared C++ runtime above; it should be linked in statically" >&2
+  exit 1
+fi

@@ -17,7 +17,7 @@ import Synchronization
 ///   and jitter, a bounded number of times.
 /// - 413 and any other 4xx: rejected with Apple's reason, not retried.
 public final class APNsSender: PushSender {
-    public typealias TokenRejection = @Sendable (Push, PushOutcome.TokenAction, String) -> Void
+    public typealias TokenRejection = @Sendable (Push, PushOutcome.TokenAction, APNsReason) -> Void
 
     public let configuration: APNsConfiguration
     private let client: CurlHTTP2Client
@@ -34,9 +34,13 @@ public final class APNsSender: PushSender {
             try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
         },
         onTokenRejected: @escaping TokenRejection = { _, _, _ in }
-    ) {
+    ) throws(HTTP2TransportError) {
         self.configuration = configuration
-        self.client = client ?? CurlHTTP2Client(options: .init(caFile: configuration.caFile))
+        if let client {
+            self.client = client
+        } else {
+            self.client = try CurlHTTP2Client(options: .init(caFile: configuration.caFile))
+        }
         tokens = Mutex(ProviderTokenCache(teamID: configuration.teamID, keyID: configuration.keyID, key: key, policy: tokenPolicy))
         self.clock = clock
         self.retry = retry
@@ -45,8 +49,8 @@ public final class APNsSender: PushSender {
     }
 
     /// Loads the key named in `configuration` and makes a sender.
-    public convenience init(configuration: APNsConfiguration, clock: any EpochClock = SystemClock()) throws(APNsSigningKey.LoadError) {
-        self.init(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath), clock: clock)
+    public convenience init(configuration: APNsConfiguration, clock: any EpochClock = SystemClock()) throws {
+        try self.init(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath), clock: clock)
     }
 
     /// Provider tokens made so far.
@@ -61,36 +65,35 @@ public final class APNsSender: PushSender {
         let apnsID = push.apnsID ?? UUID().uuidString.lowercased()
         var attempts = 0
         var renewedForExpiry = false
-        var lastProblem = "no attempt made"
+        var lastProblem = GiveUpCause.connection("no attempt made")
         while attempts < retry.maximumAttempts {
             attempts += 1
             guard let jwt = tokens.withLock({ $0.token(at: clock.now()) }) else {
-                return .gaveUp(reason: "could not sign the provider token with the APNs key", attempts: attempts)
+                return .gaveUp(cause: .signing, attempts: attempts)
             }
             let response: HTTP2Response
             do {
                 response = try await client.send(request(for: push, apnsID: apnsID, jwt: jwt))
             } catch let error as HTTP2TransportError {
-                if error.isShutdown { return .gaveUp(reason: "sender shut down", attempts: attempts) }
-                lastProblem = "connection: \(error.message)"
+                if error.isShutdown { return .gaveUp(cause: .shutDown, attempts: attempts) }
+                lastProblem = .connection(error.message)
                 await backOff(after: attempts)
                 continue
             } catch {
-                lastProblem = "\(error)"
+                lastProblem = .connection("\(error)")
                 await backOff(after: attempts)
                 continue
             }
+            if response.status == 200 { return .delivered(apnsID: response.headers["apns-id"] ?? apnsID) }
             let reason = Self.reason(in: response)
             switch response.status {
-            case 200:
-                return .delivered(apnsID: response.headers["apns-id"] ?? apnsID)
             case 410:
                 onTokenRejected(push, .remove, reason)
                 return .rejected(status: 410, reason: reason, tokenAction: .remove)
-            case 400 where reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic":
+            case 400 where reason.disablesToken:
                 onTokenRejected(push, .disable, reason)
                 return .rejected(status: 400, reason: reason, tokenAction: .disable)
-            case 403 where reason == "ExpiredProviderToken":
+            case 403 where reason == .expiredProviderToken:
                 if !renewedForExpiry, tokens.withLock({ $0.renewAfterExpiry(at: clock.now()) }) != nil {
                     renewedForExpiry = true
                     attempts -= 1  // the retry with a fresh token is not a failure of the push
@@ -98,13 +101,13 @@ public final class APNsSender: PushSender {
                 }
                 return .rejected(status: 403, reason: reason, tokenAction: nil)
             case 429, 500, 503:
-                lastProblem = "\(response.status) \(reason)"
+                lastProblem = .busy(status: response.status, reason: reason)
                 await backOff(after: attempts)
             default:
                 return .rejected(status: response.status, reason: reason, tokenAction: nil)
             }
         }
-        return .gaveUp(reason: lastProblem, attempts: attempts)
+        return .gaveUp(cause: lastProblem, attempts: attempts)
     }
 
     private func backOff(after attempt: Int) async {
@@ -126,28 +129,11 @@ public final class APNsSender: PushSender {
         return HTTP2Request(url: configuration.endpoint + "/3/device/" + push.token, headers: headers, body: push.payload)
     }
 
-    /// Apple's reason from an error body ({"reason": "…"}), or the status text.
-    static func reason(in response: HTTP2Response) -> String {
-        if response.status == 200 { return "" }
-        if let json = try? JSONParser.parse(response.body), let reason = json["reason"]?.stringValue { return reason }
-        return "HTTP \(response.status)"
-    }
-
-    /// What a user should check for a rejection reason.
-    public static func advice(for reason: String) -> String? {
-        switch reason {
-        case "BadDeviceToken", "DeviceTokenNotForTopic":
-            return "the token belongs to another APNs environment (check APNS_PRODUCTION) or another app (APNS_BUNDLE_ID)"
-        case "Unregistered", "ExpiredToken":
-            return "the app was removed or the token replaced; the token is deleted"
-        case "InvalidProviderToken", "MissingProviderToken":
-            return "check APNS_TEAM_ID, APNS_KEY_ID and that the key belongs to that team"
-        case "ExpiredProviderToken":
-            return "check this machine's clock"
-        case "TopicDisallowed", "BadTopic":
-            return "check APNS_BUNDLE_ID and that the key may send to it"
-        default:
-            return nil
+    /// Apple's reason from an error body ({"reason": "…"}), or the status as text.
+    static func reason(in response: HTTP2Response) -> APNsReason {
+        if let json = try? JSONParser.parse(response.body), let reason = json["reason"]?.stringValue {
+            return APNsReason(reason)
         }
+        return .other("HTTP \(response.status)")
     }
 }

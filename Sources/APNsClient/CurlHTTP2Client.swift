@@ -1,4 +1,5 @@
 import CCurl
+import NamedThreads
 import Synchronization
 
 #if canImport(Glibc)
@@ -91,7 +92,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
     private let options: Options
     private let multi: UnsafeMutableRawPointer
     private let shared = Mutex(Shared())
-    private var thread = pthread_t()
+    private var thread: NamedThread?
     private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
     /// Finished easy handles kept for the next requests (reset, not freed).
     private var idleHandles: [UnsafeMutableRawPointer] = []
@@ -106,20 +107,28 @@ public final class CurlHTTP2Client: @unchecked Sendable {
 
     private let openSockets = OpenSockets()
 
-    public init(options: Options = .init()) {
+    /// libcurl's global set-up, once per process: `curl_global_init` is not
+    /// thread-safe and must not run again while another client is in use.
+    private static let globalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+
+    /// Throws when libcurl cannot be set up or its thread cannot start.
+    public init(options: Options = .init()) throws(HTTP2TransportError) {
         self.options = options
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        let initialised = Self.globalInitialisation
+        guard initialised == CURLE_OK else {
+            throw HTTP2TransportError(code: Int(initialised.rawValue), message: "libcurl: \(String(cString: curl_easy_strerror(initialised)))")
+        }
         multi = curl_multi_init()
         _ = pb_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         // One connection per host: further requests wait for a stream on it.
         _ = pb_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
         _ = pb_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { context in
-            let client = Unmanaged<CurlHTTP2Client>.fromOpaque(context!).takeRetainedValue()
-            client.run()
-            return nil
-        }, context)
+        do {
+            // The thread holds the client until its loop ends (`shutdown`).
+            thread = try NamedThread("pb-apns") { [self] in run() }
+        } catch {
+            throw HTTP2TransportError(code: -3, message: "\(error)")
+        }
     }
 
     deinit {
@@ -155,7 +164,7 @@ public final class CurlHTTP2Client: @unchecked Sendable {
             return was
         }
         curl_multi_wakeup(multi)
-        if !already { pthread_join(thread, nil) }
+        if !already { thread?.join() }
     }
 
     // MARK: - The loop thread

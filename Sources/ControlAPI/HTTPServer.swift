@@ -1,3 +1,4 @@
+import NamedThreads
 import PrintBridgeCore
 import Synchronization
 
@@ -62,7 +63,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let handler: Handler
     private let limits: Limits
     private let stopping = Mutex(false)
-    private var thread = pthread_t()
+    private var thread: NamedThread?
     private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
 
     private final class Connection {
@@ -151,13 +152,9 @@ public final class HTTPServer: @unchecked Sendable {
         close(wakePipe.write)
     }
 
-    public func start() {
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { pointer in
-            let server = Unmanaged<HTTPServer>.fromOpaque(pointer!).takeRetainedValue()
-            server.serve()
-            return nil
-        }, retained)
+    /// Starts serving on a thread of its own (which holds the server until `stop`).
+    public func start() throws(NamedThread.StartError) {
+        thread = try NamedThread("pb-api") { [self] in serve() }
     }
 
     /// Stops serving; connections in progress are closed. Safe from any thread.
@@ -166,7 +163,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard !already else { return }
         var byte: UInt8 = 1
         _ = write(wakePipe.write, &byte, 1)
-        pthread_join(thread, nil)
+        thread?.join()
     }
 
     private func serve() {

@@ -1,4 +1,5 @@
 import CLibWebSockets
+import NamedThreads
 import PrintBridgeCore
 import Synchronization
 
@@ -17,12 +18,47 @@ public enum LinkEvent: Sendable {
     /// Protocol news for logs and metrics.
     case notice(HASession.Notice)
     case connected
-    case disconnected(reason: String)
+    case disconnected(DisconnectCause)
     /// About twice a second: time for scheduled work (throttled updates).
     case tick
     /// Every frame exactly as received, when the link was made with `tapsFrames`
     /// (for `printbridge record`).
     case received([UInt8])
+}
+
+/// Why the connection to Home Assistant ended (or never began).
+public enum DisconnectCause: Hashable, Sendable, CustomStringConvertible {
+    /// `stop` was called: our own shutdown, news rather than a problem.
+    case shuttingDown
+    /// No connection was made; libwebsockets' words (a refused port, a TLS
+    /// verification failure) when it gave some.
+    case connectFailed(String)
+    /// The connection was open and closed (HA restarting, the network).
+    case closed
+    /// The protocol ended it (`HASession`: no pong, authentication rejected, …).
+    case protocolEnded(String)
+    /// HA sent a message over the limit (HA_MAX_MESSAGE_MB).
+    case messageTooLarge(limitMiB: Int)
+    /// libwebsockets could not be set up at all.
+    case noContext
+
+    public var description: String {
+        switch self {
+        case .shuttingDown: return "shutting down"
+        case .connectFailed(let detail): return detail
+        case .closed: return "connection closed"
+        case .protocolEnded(let reason): return reason
+        case .messageTooLarge(let limit):
+            return "a message from Home Assistant is larger than \(limit) MiB (HA_MAX_MESSAGE_MB)"
+        case .noContext: return "could not create the libwebsockets context"
+        }
+    }
+
+    /// A TLS failure while connecting (the certificate, most often).
+    public var isTLSFailure: Bool {
+        if case .connectFailed(let detail) = self { return detail.contains("SSL") || detail.contains("TLS") }
+        return false
+    }
 }
 
 /// The connection to Home Assistant: a libwebsockets client that stays
@@ -49,12 +85,12 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var closeRequested = false
     /// The WebSocket handshake completed on the current connection.
     private var isEstablished = false
-    private var lastDisconnectReason = "closed"
+    private var lastDisconnectCause = DisconnectCause.closed
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let cStrings: [UnsafeMutablePointer<CChar>]
     private let control = Mutex(Control())
-    private var serviceThread = pthread_t()
-    private var tickerThread = pthread_t()
+    private var serviceThread: NamedThread?
+    private var tickerThread: NamedThread?
     private let clock: any EpochClock
     private let tapsFrames: Bool
     /// The one frame path: splits frames into messages, drops household
@@ -138,25 +174,17 @@ public final class HomeAssistantLink: @unchecked Sendable {
         for string in cStrings { free(string) }
     }
 
-    /// Starts connecting (and reconnecting) until `stop`.
-    public func start() {
+    /// Starts connecting (and reconnecting) until `stop`; throws when its
+    /// threads cannot be started.
+    public func start() throws(NamedThread.StartError) {
         guard context != nil else {
-            continuation.yield(.disconnected(reason: "could not create the libwebsockets context"))
+            continuation.yield(.disconnected(.noContext))
             continuation.finish()
             return
         }
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&serviceThread, nil, { pointer in
-            let link = Unmanaged<HomeAssistantLink>.fromOpaque(pointer!).takeRetainedValue()
-            link.serve()
-            return nil
-        }, retained)
-        let ticker = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&tickerThread, nil, { pointer in
-            let link = Unmanaged<HomeAssistantLink>.fromOpaque(pointer!).takeRetainedValue()
-            link.tickLoop()
-            return nil
-        }, ticker)
+        // Each thread holds the link until it ends (`stop`).
+        serviceThread = try NamedThread("pb-ha-link") { [self] in serve() }
+        tickerThread = try NamedThread("pb-ha-tick") { [self] in tickLoop() }
     }
 
     /// Closes the connection and ends `events`. Safe from any thread.
@@ -167,8 +195,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
         }
         guard !already, let context else { return }
         lws_cancel_service(context)
-        pthread_join(serviceThread, nil)
-        pthread_join(tickerThread, nil)
+        serviceThread?.join()
+        tickerThread?.join()
     }
 
     private var stopping: Bool { control.withLock { $0.stopping } }
@@ -197,14 +225,14 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if wsi != nil, !isEstablished {
             // Still connecting: nothing to close politely; drop it now
             // rather than wait for the handshake's timeout.
-            lastDisconnectReason = "shutting down"
+            lastDisconnectCause = .shuttingDown
             closeRequested = true
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC)
             wsi = nil
         }
         if wsi != nil {
             closeRequested = true
-            lastDisconnectReason = "shutting down"
+            lastDisconnectCause = .shuttingDown
             lws_callback_on_writable(wsi)
             for _ in 0..<10 where wsi != nil { lws_service(context, 0) }
         }
@@ -233,7 +261,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
                 outgoing.append(Array(text.utf8))
                 lws_callback_on_writable(wsi)
             case .close(let reason):
-                lastDisconnectReason = reason
+                lastDisconnectCause = .protocolEnded(reason)
                 closeRequested = true
                 if wsi != nil { lws_callback_on_writable(wsi) }
             }
@@ -255,14 +283,14 @@ public final class HomeAssistantLink: @unchecked Sendable {
         closeRequested = false
         outgoing.removeAll()
         incoming.removeAll()
-        lastDisconnectReason = "connection failed"
+        lastDisconnectCause = .connectFailed("connection failed")
         // No `pwsi`: libwebsockets would keep that address and write through
         // it when a connection in its handshake is dropped, long after a
         // `withUnsafeMutablePointer` scope has ended (a crash, seen when a
         // silent server's handshake was timed out). The callbacks say when
         // the connection goes (`disconnected` clears `wsi`).
         wsi = lws_client_connect_via_info(&info)
-        if wsi == nil { disconnected(reason: "cannot connect to \(endpoint)") }
+        if wsi == nil { disconnected(.connectFailed("cannot connect to \(endpoint)")) }
     }
 
     fileprivate func established(_ connection: OpaquePointer?) {
@@ -272,12 +300,12 @@ public final class HomeAssistantLink: @unchecked Sendable {
         run(session.connected(at: clock.now()))
     }
 
-    fileprivate func disconnected(reason: String) {
+    fileprivate func disconnected(_ cause: DisconnectCause) {
         wsi = nil
         isEstablished = false
         outgoing.removeAll()
         incoming.removeAll()
-        continuation.yield(.disconnected(reason: reason))
+        continuation.yield(.disconnected(cause))
         guard !stopping else { return }
         run(session.disconnected(at: clock.now(), random: Double.random(in: 0...1)))
     }
@@ -295,7 +323,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
         incoming.append(contentsOf: bytes)
         if incoming.count > maximumMessageBytes {
             incoming.removeAll()
-            run([.close(reason: "a message from Home Assistant is larger than \(maximumMessageBytes >> 20) MiB (HA_MAX_MESSAGE_MB)")])
+            lastDisconnectCause = .messageTooLarge(limitMiB: maximumMessageBytes >> 20)
+            closeRequested = true
+            if wsi != nil { lws_callback_on_writable(wsi) }
             return
         }
         guard final else { return }
@@ -363,8 +393,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
         return true
     }
 
-    fileprivate func closed(reason: String) {
-        disconnected(reason: closeRequested ? lastDisconnectReason : reason)
+    fileprivate func closed() {
+        disconnected(closeRequested ? lastDisconnectCause : .closed)
     }
 }
 
@@ -386,9 +416,9 @@ private func linkCallback(
         return link.writable(wsi) ? 0 : -1
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
-        link.disconnected(reason: detail)
+        link.disconnected(.connectFailed(detail))
     case LWS_CALLBACK_CLIENT_CLOSED:
-        link.closed(reason: "connection closed")
+        link.closed()
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         link.wokenUp()
     default:

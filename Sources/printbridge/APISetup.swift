@@ -1,6 +1,7 @@
 import ControlAPI
 import DeviceStore
 import Logging
+import NamedThreads
 import PrintBridgeCore
 import Synchronization
 
@@ -55,10 +56,13 @@ enum APISetup {
         }
         do {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
-            server.start()
+            try server.start()
             let address = "\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
             logger.info("API listening on \(address)", metadata: ["api.address": "\(address)", "api.port": .stringConvertible(server.port)])
             return server
+        } catch let error as NamedThread.StartError {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.system
         } catch {
             StandardStreams.err("printbridge: \(error)")
             throw ExitCodes.config

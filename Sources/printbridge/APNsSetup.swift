@@ -25,8 +25,8 @@ enum APNsSetup {
             let key = try APNsSigningKey(path: configuration.keyPath)
             var options = CurlHTTP2Client.Options(caFile: configuration.caFile)
             options.onConnectionReplaced = onConnectionReplaced
-            return APNsSender(
-                configuration: configuration, key: key, client: CurlHTTP2Client(options: options),
+            return try APNsSender(
+                configuration: configuration, key: key, client: try CurlHTTP2Client(options: options),
                 onTokenRejected: onTokenRejected)
         } catch {
             StandardStreams.err("printbridge: \(error)")
@@ -40,7 +40,7 @@ enum APNsSetup {
     /// The default reaction to a refused token outside the daemon: say so.
     static let reportRejection: APNsSender.TokenRejection = { push, action, reason in
         let what = action == .remove ? "should be deleted" : "should be disabled"
-        let advice = APNsSender.advice(for: reason).map { ": \($0)" } ?? ""
+        let advice = reason.advice.map { ": \($0)" } ?? ""
         StandardStreams.err("printbridge: token \(push.shortToken) \(what) (\(reason))\(advice)")
     }
 
@@ -58,10 +58,10 @@ enum APNsSetup {
         case .delivered(let id):
             members.append(("apns_id", JSONText.quoted(id)))
         case .rejected(let status, let reason, let action):
-            members += [("status", String(status)), ("reason", JSONText.quoted(reason))]
+            members += [("status", String(status)), ("reason", JSONText.quoted(reason.text))]
             if let action { members.append(("token_action", JSONText.quoted(action.rawValue))) }
-        case .gaveUp(let reason, let attempts):
-            members += [("reason", JSONText.quoted(reason)), ("attempts", String(attempts))]
+        case .gaveUp(let cause, let attempts):
+            members += [("reason", JSONText.quoted(cause.description)), ("attempts", String(attempts))]
         }
         return JSONText.object(members)
     }

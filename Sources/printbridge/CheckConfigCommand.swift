@@ -185,14 +185,14 @@ struct CheckConfigCommand: AsyncParsableCommand {
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) { link.stop() }
         var listing = PrinterListing()
         var failure = "no states within 30 seconds"
-        link.start()
+        try RunCommand.start(link)
         for await event in link.events {
             switch event {
             case .printers(let inputs):
                 listing.take(inputs)
                 if listing.sawSnapshot { link.stop() }
-            case .disconnected(let reason) where !listing.sawSnapshot:
-                failure = reason
+            case .disconnected(let cause) where !listing.sawSnapshot:
+                failure = cause.description
                 link.stop()
             default:
                 break

@@ -111,9 +111,9 @@ final class OutboxDelivery: Sendable {
             switch outcome {
             case .delivered, .rejected:
                 RunLog.outcome(entry.push, outcome, logger)
-            case .gaveUp(let reason, let attempts):
+            case .gaveUp(let cause, let attempts):
                 var metadata = RunLog.metadata(entry.push)
-                metadata["apns.reason"] = "\(reason)"
+                metadata["apns.reason"] = "\(cause)"
                 metadata["push.attempts"] = .stringConvertible(attempts)
                 metadata["outbox.count"] = .stringConvertible(count)
                 if let retryAt { metadata["outbox.retry_in"] = .stringConvertible(max(0, Int((retryAt - clock.now()).rounded(.up)))) }
@@ -131,7 +131,7 @@ final class OutboxDelivery: Sendable {
         switch settled.settlement {
         case .delivered, .rejected:
             if let (sequence, outcome) = answer, sequence == settled.entry.sequence {
-                metrics.push(push, outcome: outcome.name, reason: RunCommand.metricReason(outcome))
+                metrics.push(push, outcome: outcome.name, reason: outcome.metricReason)
             } else {
                 // Waiting behind a push whose token APNs refused for good.
                 metrics.push(push, outcome: "rejected", reason: "TokenRefused")

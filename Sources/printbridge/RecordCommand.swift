@@ -57,17 +57,17 @@ struct RecordCommand: AsyncParsableCommand {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { link.stop() }
         }
         logger.info("recording \(endpoint) to \(out)", metadata: ["ha.url": "\(endpoint)", "record.file": "\(out)"])
-        link.start()
+        try RunCommand.start(link)
         var messages = 0
         for await event in link.events {
             switch event {
             case .received(let frame):
                 file.write(Self.oneLine(frame))
                 messages += 1
-            case .disconnected(let reason):
+            case .disconnected(let cause):
                 logger.log(
-                    level: reason == "shutting down" ? .info : .warning, "disconnected from Home Assistant: \(reason)",
-                    metadata: ["ha.reason": "\(reason)"])
+                    level: cause == .shuttingDown ? .info : .warning, "disconnected from Home Assistant: \(cause)",
+                    metadata: ["ha.reason": "\(cause)"])
             case .notice(let notice):
                 if let line = RunCommand.describe(notice) { logger.log(level: RunCommand.level(notice), "\(line)") }
             default:

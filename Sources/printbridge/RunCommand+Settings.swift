@@ -5,10 +5,18 @@ import PrintBridgeCore
 /// How `run` and `record` read the Home Assistant settings and word HA's news.
 extension RunCommand {
     /// What to check when a wss:// connection fails in TLS.
-    static func hint(_ reason: String, _ endpoint: HAEndpoint) -> String {
-        guard endpoint.secure, reason.contains("SSL") else { return "" }
+    static func hint(_ cause: DisconnectCause, _ endpoint: HAEndpoint) -> String {
+        guard endpoint.secure, cause.isTLSFailure else { return "" }
         return " (HA's certificate could not be verified with the system's CA certificates; "
             + "for a self-signed certificate, name its CA in HA_CA_FILE)"
+    }
+
+    /// Starts the link's threads, or exits 71 with the system's reason.
+    static func start(_ link: HomeAssistantLink) throws {
+        do { try link.start() } catch {
+            StandardStreams.err("printbridge: \(error)")
+            throw ExitCodes.system
+        }
     }
 
     /// A positive number from the environment (seconds, megabytes), if set.

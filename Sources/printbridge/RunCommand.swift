@@ -129,7 +129,7 @@ struct RunCommand: AsyncParsableCommand {
         defer { hangup.cancel() }
         var storeVersion = (try? store.dataVersion()) ?? 0
         logger.info("connecting to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
-        link.start()
+        try RunCommand.start(link)
 
         let writer = StoreWriter(store: store, logger: logger)
         defer { writer.drain() }
@@ -222,13 +222,13 @@ struct RunCommand: AsyncParsableCommand {
                 case .connected:
                     metrics.haConnected()
                     logger.info("connected to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
-                case .disconnected(let reason):
+                case .disconnected(let cause):
                     metrics.haDisconnected()
                     // Our own stop is news, not a problem.
                     logger.log(
-                        level: reason == "shutting down" ? .info : .warning,
-                        "disconnected from Home Assistant: \(reason)\(Self.hint(reason, endpoint))",
-                        metadata: ["ha.url": "\(endpoint)", "ha.reason": "\(reason)"])
+                        level: cause == .shuttingDown ? .info : .warning,
+                        "disconnected from Home Assistant: \(cause)\(Self.hint(cause, endpoint))",
+                        metadata: ["ha.url": "\(endpoint)", "ha.reason": "\(cause)"])
                 case .notice(let notice):
                     if let line = Self.describe(notice) { logger.log(level: Self.level(notice), "\(line)") }
                 case .received:
@@ -276,21 +276,6 @@ struct RunCommand: AsyncParsableCommand {
             source.setEventHandler { stop() }
             source.resume()
             return source
-        }
-    }
-}
-
-extension RunCommand {
-    /// A bounded label for a push's end: Apple's reason word, or the kind of
-    /// failure (never free text, which would explode the metric's series).
-    static func metricReason(_ outcome: PushOutcome) -> String {
-        switch outcome {
-        case .delivered: return ""
-        case .rejected(_, let reason, _): return reason.allSatisfy { $0.isLetter } ? reason : "other"
-        case .gaveUp(let reason, _):
-            if reason.hasPrefix("connection") { return "connection" }
-            if let word = reason.split(separator: " ").dropFirst().first, word.allSatisfy(\.isLetter) { return String(word) }
-            return "other"
         }
     }
 }

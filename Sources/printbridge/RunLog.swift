@@ -59,10 +59,10 @@ enum RunLog {
             metadata["apns.status"] = .stringConvertible(status)
             metadata["apns.reason"] = "\(reason)"
             if let action { metadata["token.action"] = "\(action.rawValue)" }
-            if let advice = APNsSender.advice(for: reason) { metadata["apns.advice"] = "\(advice)" }
+            if let advice = reason.advice { metadata["apns.advice"] = "\(advice)" }
             logger.warning("push rejected", metadata: metadata)
-        case .gaveUp(let reason, let attempts):
-            metadata["apns.reason"] = "\(reason)"
+        case .gaveUp(let cause, let attempts):
+            metadata["apns.reason"] = "\(cause)"
             metadata["push.attempts"] = .stringConvertible(attempts)
             logger.error("push given up", metadata: metadata)
         }

@@ -44,7 +44,7 @@ struct SendTestCommand: AsyncParsableCommand {
             return
         case .rejected(_, let reason, let tokenAction):
             // A refused token was already reported with its advice.
-            if tokenAction == nil, let advice = APNsSender.advice(for: reason) {
+            if tokenAction == nil, let advice = reason.advice {
                 StandardStreams.err("printbridge: \(reason): \(advice)")
             }
             throw ExitCodes.unavailable

@@ -12,7 +12,7 @@ import Testing
 
     init() throws {
         server = try MockAPNsServer()
-        sender = APNsSender(
+        sender = try APNsSender(
             configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), sleep: sleeps.sleep,
             onTokenRejected: rejections.callback)
     }
@@ -57,7 +57,7 @@ import Testing
         #expect(await sender.send(alertPush(to: token("feed400f"))) == .rejected(status: 400, reason: "BadDeviceToken", tokenAction: .disable))
         #expect(await sender.send(alertPush(to: token("feed4001f"))) == .rejected(status: 400, reason: "DeviceTokenNotForTopic", tokenAction: .disable))
         #expect(rejections.recorded.map(\.1) == [.disable, .disable])
-        #expect(APNsSender.advice(for: "BadDeviceToken")?.contains("APNS_PRODUCTION") == true)
+        #expect(APNsReason.badDeviceToken.advice?.contains("APNS_PRODUCTION") == true)
     }
 
     @Test func throttlingAndServerErrorsAreRetriedWithGrowingWaits() async {
@@ -72,7 +72,7 @@ import Testing
 
     @Test func retriesAreBounded() async {
         let outcome = await sender.send(alertPush(to: token("feed500f")))
-        #expect(outcome == .gaveUp(reason: "500 InternalServerError", attempts: 5))
+        #expect(outcome == .gaveUp(cause: .busy(status: 500, reason: .internalServerError), attempts: 5))
         #expect(sleeps.recorded.count == 4, "no wait after the last attempt")
     }
 
@@ -87,7 +87,7 @@ import Testing
         // Apple, so with the default policy the push is rejected, not looped.
         #expect(await sender.send(alertPush(to: token("feed4031"))) == .rejected(status: 403, reason: "ExpiredProviderToken", tokenAction: nil))
         // A policy that allows renewing now: new token, one more try, delivered.
-        let renewing = APNsSender(
+        let renewing = try APNsSender(
             configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
             tokenPolicy: ProviderTokenPolicy(renewAfter: 3000, minimumAge: 0), sleep: sleeps.sleep)
         #expect(await renewing.send(alertPush(to: token("feed4031", 7))).isDelivered)
@@ -103,9 +103,9 @@ import Testing
         // a dead connection, and this test is about sharing one.
         var options = CurlHTTP2Client.Options(caFile: server.configuration.caFile)
         options.stallTimeout = 120
-        let sender = APNsSender(
+        let sender = try APNsSender(
             configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
-            client: CurlHTTP2Client(options: options))
+            client: try CurlHTTP2Client(options: options))
         let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
             for index in 0..<200 {
                 // Answers take 0.2 s, so streams stay open while others are sent.
@@ -125,7 +125,7 @@ import Testing
     /// connection with its keepalive timer (timer 2) due within 30 s.
     @Test func anIdleConnectionIsProbedByKeepaliveWithinThirtySeconds() async throws {
         let server = try MockAPNsServer()
-        let sender = APNsSender(configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath))
+        let sender = try APNsSender(configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath))
         #expect(await sender.send(alertPush(to: token("ab"))).isDelivered)
         let port = String(format: "%04X", server.port)
         let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
@@ -152,7 +152,7 @@ import Testing
     @Test func aDroppedConnectionIsReopenedAndInFlightPushesRetried() async throws {
         let server = try MockAPNsServer()
         let sleeps = SleepRecorder()
-        let sender = APNsSender(
+        let sender = try APNsSender(
             configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), sleep: sleeps.sleep)
         #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
         // Slow pushes in flight while another push makes the server drop the connection.
@@ -170,7 +170,7 @@ import Testing
 
     @Test func aGoawayIsFollowedByATransparentReconnect() async throws {
         let server = try MockAPNsServer()
-        let sender = APNsSender(
+        let sender = try APNsSender(
             configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), sleep: SleepRecorder().sleep)
         #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
         #expect(await sender.send(alertPush(to: token("90a41"))).isDelivered)
@@ -181,10 +181,10 @@ import Testing
 
     @Test func shutdownFailsNewPushesCleanly() async throws {
         let server = try MockAPNsServer()
-        let sender = APNsSender(configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath))
+        let sender = try APNsSender(configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath))
         #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
         sender.shutdown(grace: 1)
-        #expect(await sender.send(alertPush(to: token("ab", 2))) == .gaveUp(reason: "sender shut down", attempts: 1))
+        #expect(await sender.send(alertPush(to: token("ab", 2))) == .gaveUp(cause: .shutDown, attempts: 1))
     }
 }
 
@@ -229,7 +229,7 @@ import Testing
     @Test func theSenderRenewsOnItsClockAndTheServerSeesIt() async throws {
         let server = try MockAPNsServer(ignoreIAT: true)
         let clock = ManualClock(EpochTime(seconds: 1_795_165_200))
-        let sender = APNsSender(
+        let sender = try APNsSender(
             configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath), clock: clock)
         #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
         clock.advance(by: 30 * 60)

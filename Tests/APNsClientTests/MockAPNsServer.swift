@@ -15,8 +15,8 @@ final class SleepRecorder: Sendable {
 
 /// Token rejections the sender reported.
 final class RejectionRecorder: Sendable {
-    private let items = Mutex<[(String, PushOutcome.TokenAction, String)]>([])
-    var recorded: [(String, PushOutcome.TokenAction, String)] { items.withLock { $0 } }
+    private let items = Mutex<[(String, PushOutcome.TokenAction, APNsReason)]>([])
+    var recorded: [(String, PushOutcome.TokenAction, APNsReason)] { items.withLock { $0 } }
     var callback: APNsSender.TokenRejection {
         { [self] push, action, reason in items.withLock { $0.append((push.token, action, reason)) } }
     }

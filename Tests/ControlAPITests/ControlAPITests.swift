@@ -27,7 +27,7 @@ import Testing
                 return [printer]
             })
         server = try HTTPServer(host: "127.0.0.1", port: 0) { api.handle($0) }
-        server.start()
+        try server.start()
     }
 
     struct Reply {

@@ -80,7 +80,7 @@ import Glibc
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { request in
             HTTPResponse(status: 200, body: #"{"path":"\#(request.path)"}"#)
         }
-        server.start()
+        try server.start()
         return server
     }
 

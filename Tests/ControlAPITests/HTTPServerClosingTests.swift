@@ -14,7 +14,7 @@ import Glibc
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { _ in
             HTTPResponse(status: 200, body: #"{"ok":true}"#)
         }
-        server.start()
+        try server.start()
         return server
     }
 

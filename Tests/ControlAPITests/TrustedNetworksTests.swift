@@ -33,7 +33,7 @@ import Testing
             apns: .init(configured: true, bundleID: "b", production: false),
             trustedNetworks: try TrustedNetworks(parsing: text))
         let server = try HTTPServer(host: "127.0.0.1", port: 0) { api.handle($0) }
-        server.start()
+        try server.start()
         defer { server.stop() }
         let url = URL(string: "http://127.0.0.1:\(server.port)/api/config/apns/status")!
         let (_, response) = try await URLSession.shared.data(from: url)

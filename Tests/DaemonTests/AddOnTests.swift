@@ -98,6 +98,7 @@ import Testing
         #expect(environ.contains("HA_URL=ws://127.0.0.1:\(ha.port)/core/websocket"))
         #expect(environ.contains("MILESTONES=50") && environ.contains("LOG_LEVEL=debug"))
         #expect(environ.contains("ALERT_LANGUAGE=de") && environ.contains("BED_COOLED_BELOW=40"))
+        #expect(environ.contains("GNUTLS_NO_IMPLICIT_INIT=1"))
         #expect(environ.contains { $0.hasPrefix("API_TOKEN_FILE=") })
         #expect(!environ.contains { $0.contains(Self.apiToken) }, "the API token is in a file, not the environment")
         #expect(!environ.contains { $0.hasPrefix("PRINTBRIDGE_TEST_MARKER=") }, "nothing inherited")

@@ -59,7 +59,7 @@ import Testing
             environment["API_LISTEN"] = "127.0.0.1:0"
             environment["API_TOKEN"] = DaemonTests.apiToken
             environment["HA_TOKEN"] = DaemonTests.token
-            environment["GNUTLS_NO_IMPLICIT_INIT"] = nil  // the agent sets it itself (Entry.swift)
+            environment["GNUTLS_NO_IMPLICIT_INIT"] = "1"  // as every deployment sets it
             // The mock plays a recording hours long in a second of wall time:
             // verdicts held for seconds would span the whole print. The holds
             // themselves are the planner's tests' and the real HA's.
@@ -130,19 +130,6 @@ import Testing
                 Thread.sleep(forTimeInterval: 0.05)
             }
             return condition()
-        }
-
-        /// The agent's environment now, from /proc.
-        var runningEnvironment: [String: String] {
-            let data = FileManager.default.contents(atPath: "/proc/\(process.pid)/environ") ?? Data()
-            var result: [String: String] = [:]
-            for entry in data.split(separator: 0) {
-                let text = String(decoding: entry, as: UTF8.self)
-                if let equals = text.firstIndex(of: "=") {
-                    result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-                }
-            }
-            return result
         }
 
         /// Resident memory now (VmRSS), in bytes.

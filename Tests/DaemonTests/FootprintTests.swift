@@ -21,19 +21,4 @@ import Testing
         try #require(fileLimit >= 8192, "the hard file limit (ulimit -Hn) is \(fileLimit)")
         #expect(bytes < 64 << 10, "the link took \(bytes) bytes with \(fileLimit) files allowed")
     }
-
-    /// GnuTLS (loaded only because libcurl's librtmp links it) must not
-    /// initialise itself: the agent restarts itself once with
-    /// GNUTLS_NO_IMPLICIT_INIT=1, and leaves a value the user set alone.
-    @Test func gnuTLSDoesNotInitialiseItself() throws {
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "60"])
-        for (given, expected) in [(nil, "1"), ("0", "0")] as [(String?, String)] {
-            let agent = try DaemonTests.Agent(
-                port: ha.port, devices: try DaemonTests.devicesFile(),
-                environment: given.map { ["GNUTLS_NO_IMPLICIT_INIT": $0] } ?? [:])
-            #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") }, "\(agent.log)")
-            #expect(agent.runningEnvironment["GNUTLS_NO_IMPLICIT_INIT"] == expected)
-            #expect(agent.stop() == 0)
-        }
-    }
 }

@@ -161,7 +161,7 @@ import Testing
         #expect(version.stdout.hasPrefix("printbridge 0."))
         #expect(version.stdout.contains("libwebsockets") && version.stdout.contains("libcurl"))
         let help = try CommandRunner.run(["--help"])
-        for code in ["0 ok", "64 usage error", "66 ", "69 ", "73 ", "78 configuration error"] {
+        for code in ["0 ok", "64 usage error", "66 ", "69 ", "71 ", "73 ", "78 configuration error"] {
             #expect(help.stdout.contains(code), "exit code \(code) is documented")
         }
         for command in Self.commands where command.count == 1 {
@@ -228,5 +228,23 @@ import Testing
         for source in copied {
             #expect(FileManager.default.fileExists(atPath: DeployTests.root + "/" + source), "\(source) is in the repository")
         }
+    }
+
+    /// GnuTLS (loaded only because libcurl's librtmp links it) must not
+    /// initialise itself, and reads GNUTLS_NO_IMPLICIT_INIT only as it is
+    /// loaded: every way of deploying sets it in the runtime environment.
+    @Test func everyDeploymentKeepsGnuTLSFromInitialisingItself() throws {
+        func text(_ path: String) throws -> String {
+            try String(contentsOfFile: DeployTests.root + "/" + path, encoding: .utf8)
+        }
+        let unit = try text("Deploy/systemd/printbridge.service")
+        #expect(unit.split(separator: "\n").contains("Environment=GNUTLS_NO_IMPLICIT_INIT=1"))
+        for path in ["Deploy/docker/Dockerfile", "Deploy/homeassistant-addon/printbridge/Dockerfile"] {
+            let runtime = try text(path).components(separatedBy: "\nFROM ").last ?? ""
+            let environment = runtime.split(separator: "\n").filter { $0.hasPrefix("ENV ") }
+            #expect(environment.contains { $0.split(separator: " ").contains("GNUTLS_NO_IMPLICIT_INIT=1") }, "\(path)")
+        }
+        let service = try text("Deploy/homeassistant-addon/printbridge/rootfs/etc/services.d/printbridge/run")
+        #expect(service.contains("export GNUTLS_NO_IMPLICIT_INIT=1"))
     }
 }

@@ -20,7 +20,7 @@ import Testing
             expiration: EpochTime(seconds: seconds + lifetime), payload: [], createdAt: EpochTime(seconds: seconds)))
     }
 
-    let unreachable = PushOutcome.gaveUp(reason: "connection: Failed to connect", attempts: 5)
+    let unreachable = PushOutcome.gaveUp(cause: .connection("Failed to connect"), attempts: 5)
     let delivered = PushOutcome.delivered(apnsID: "x")
     func at(_ seconds: Double) -> EpochTime { EpochTime(seconds: seconds) }
 

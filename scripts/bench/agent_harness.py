@@ -1,5 +1,5 @@
 """Shared by the scripts that run PrintBridge against the mocks
-(daemon_benchmark.py, apns_benchmark.py, ../make_symbol_order.py): starting a
+(daemon_benchmark.py, apns_benchmark.py): starting a
 mock, the inputs an agent is started with, and the environment that points
 PrintBridge at the mock APNs."""
 import os

@@ -10,7 +10,7 @@
    while HA streams 2,000 unrelated events/s plus two printers updating every
    second for --load seconds (targets: idle RSS <= 18 MB, CPU <= 5 %). Also
    measured: the floor, a program that only links and initialises
-   libwebsockets, libcurl and OpenSSL (Sources/FootprintFloor), built the same
+   libwebsockets, libcurl and OpenSSL (Benchmarks/Sources/FootprintFloor), built the same
    way, so the agent's own share of the footprint shows.
 Both are built as deployed (scripts/build-release.sh). On 2+ cores the
 mocks and tcpdump run on CPU 0 and the agent on CPU 1.
@@ -76,7 +76,7 @@ def main():
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--no-pin", action="store_true", help="let the scheduler place mocks and agent")
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "deploy", "release", "printbridge"))
-    parser.add_argument("--floor-binary", default=os.path.join(ROOT, ".build", "deploy", "release", "FootprintFloor"))
+    parser.add_argument("--floor-binary", default=os.path.join(ROOT, ".build", "deploy-benchmarks", "release", "FootprintFloor"))
     args = parser.parse_args()
     use_test_python()
     if not args.skip_build:
@@ -100,7 +100,9 @@ def main():
                                  BUNDLE, "--benchmark", "--log-requests", apns_log])
         processes.append(apns)
         env = apns_environment(os.path.join(work, "apns"), apns_port,
-                               HA_TOKEN="bench-token", API_TOKEN="bench-api-token", API_LISTEN="127.0.0.1:0")
+                               HA_TOKEN="bench-token", API_TOKEN="bench-api-token", API_LISTEN="127.0.0.1:0",
+                               # as the systemd unit, both Dockerfiles and the add-on set it
+                               GNUTLS_NO_IMPLICIT_INIT="1")
 
         def start_agent(phase, ha_port):
             """`run` as deployed (API on, device store), with its own state directory per phase."""

@@ -11,9 +11,9 @@ public enum PushOutcome: Hashable, Sendable, CustomStringConvertible {
     /// APNs accepted it (HTTP 200), with the `apns-id` it answered.
     case delivered(apnsID: String)
     /// APNs refused it for good; `tokenAction` says what the token deserves.
-    case rejected(status: Int, reason: String, tokenAction: TokenAction?)
+    case rejected(status: Int, reason: APNsReason, tokenAction: TokenAction?)
     /// Retries ran out (or could not be made); nothing more will be tried.
-    case gaveUp(reason: String, attempts: Int)
+    case gaveUp(cause: GiveUpCause, attempts: Int)
 
     /// What to do with a token APNs refused.
     public enum TokenAction: String, Hashable, Sendable {
@@ -39,8 +39,8 @@ public enum PushOutcome: Hashable, Sendable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case .delivered: return ""
-        case .rejected(_, let reason, _): return reason
-        case .gaveUp(let reason, _): return reason
+        case .rejected(_, let reason, _): return reason.text
+        case .gaveUp(let cause, _): return cause.description
         }
     }
 
@@ -53,12 +53,22 @@ public enum PushOutcome: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A bounded label for the push metrics' `reason`: Apple's word or the
+    /// kind of failure, empty when delivered.
+    public var metricReason: String {
+        switch self {
+        case .delivered: return ""
+        case .rejected(_, let reason, _): return reason.metricLabel
+        case .gaveUp(let cause, _): return cause.metricLabel
+        }
+    }
+
     public var description: String {
         switch self {
         case .delivered(let id): return "delivered (apns-id \(id))"
         case .rejected(let status, let reason, let action):
             return "rejected \(status) \(reason)" + (action.map { " (token: \($0.rawValue))" } ?? "")
-        case .gaveUp(let reason, let attempts): return "gave up after \(attempts) attempt(s): \(reason)"
+        case .gaveUp(let cause, let attempts): return "gave up after \(attempts) attempt(s): \(cause)"
         }
     }
 }

@@ -117,7 +117,7 @@ public struct EntityMatcher: Sendable {
 
     private static func rule(_ suffix: String, field: PrinterField?, profile: Int, scoped: Bool) -> SuffixRule {
         let bytes = Array(suffix.utf8)
-        let (tail, mask) = tailWord(bytes.withUnsafeBytes { $0 }, count: bytes.count)
+        let (tail, mask) = bytes.withUnsafeBytes { tailWord($0, count: bytes.count) }
         return SuffixRule(bytes: bytes, tail: tail, tailMask: mask, field: field, profile: profile, scoped: scoped)
     }
 

@@ -44,7 +44,7 @@ subscriber every S seconds, re-numbered with the subscription id.
 --tls DIR           serve wss:// with a throwaway certificate for 127.0.0.1,
                     writing its CA to DIR/ha-ca.pem
 --bench-latency N   instead of the file's events: N pause/resume pairs of one
-                    printer, 5 ms apart, logging "monotonic-seconds P<seq>" per
+                    printer, 5 ms apart, each pause after its stage (paused_user), logging "monotonic-seconds P<seq>" per
                     pause to --bench-log (the alert body names the printer P<seq>)
 --bench-load S      instead: S seconds of 2,000 household events/s plus two
                     printers updating every second
@@ -253,8 +253,15 @@ class MockHA:
         start = self.event(status, "running", {"friendly_name": "X1C Print status"})
         await ws.send(json.dumps({"id": subscription, "type": "event", "event": start}, separators=(",", ":")))
         await asyncio.sleep(0.05)
+        # Each pause has its reason: the stage (`paused_user`) comes first, as
+        # in one ha-bambulab update pass, so the pause is told on its own frame
+        # rather than held REASON_WINDOW for the stage (docs/BEHAVIOUR.md).
+        stage = "sensor.x1c_00m09a350100123_current_stage"
         for seq in range(self.args.bench_latency):
-            for state in ("pause", "running"):
+            for stage_state, state in (("paused_user", "pause"), ("printing", "running")):
+                before = self.event(stage, stage_state, {"friendly_name": "X1C Current stage"})
+                await ws.send(json.dumps({"id": subscription, "type": "event", "event": before}, separators=(",", ":")))
+                await asyncio.sleep(0.002)
                 event = self.event(status, state, {"friendly_name": f"P{seq} Print status"})
                 text = json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
                 if state == "pause":

@@ -36,7 +36,7 @@ func peakRSSMiB() -> Double {
 let count = argument("--count", default: 10_000)
 let concurrency = argument("--concurrency", default: 100)
 let configuration = try APNsConfiguration.fromProcessEnvironment()
-let sender = APNsSender(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath))
+let sender = try APNsSender(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath))
 let token = String(repeating: "ab", count: 32)
 let payload = try AlertPayload(
     event: .complete, prefix: "x1c", printerName: "X1C", fileName: "benchy.3mf", status: .complete, progress: 100

@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The benchmarks' own programs, outside the product's package graph: built
+/// and run by scripts/bench/ (apns_benchmark.py, daemon_benchmark.py), never
+/// installed. The release link flags are the product's (../Package.swift),
+/// so the footprint floor is built the way `printbridge` is.
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        .when(platforms: [.linux], configuration: .release)),
+]
+
+let package = Package(
+    name: "PrintBridgeBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [.package(name: "PrintBridge", path: "..")],
+    targets: [
+        // The APNs throughput benchmark's client: APNsSender against a local
+        // HTTP/2 server (scripts/bench/apns_benchmark.py).
+        .executableTarget(name: "APNsBenchmark", dependencies: [
+            .product(name: "APNsClient", package: "PrintBridge"), .product(name: "PrintBridgeCore", package: "PrintBridge"),
+        ]),
+        // The daemon benchmark's footprint floor: the C libraries alone
+        // (scripts/bench/daemon_benchmark.py).
+        .executableTarget(
+            name: "FootprintFloor", dependencies: [.product(name: "SystemLibraries", package: "PrintBridge")],
+            linkerSettings: releaseLinking),
+    ]
+)

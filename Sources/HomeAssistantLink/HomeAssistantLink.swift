@@ -261,12 +261,17 @@ public final class HomeAssistantLink: @unchecked Sendable {
                 outgoing.append(Array(text.utf8))
                 lws_callback_on_writable(wsi)
             case .close(let reason):
-                lastDisconnectCause = .protocolEnded(reason)
-                closeRequested = true
-                if wsi != nil { lws_callback_on_writable(wsi) }
+                close(because: .protocolEnded(reason))
             }
         }
         publishNotices()
+    }
+
+    /// Closes the connection politely; `cause` is what the consumer is told.
+    private func close(because cause: DisconnectCause) {
+        lastDisconnectCause = cause
+        closeRequested = true
+        if wsi != nil { lws_callback_on_writable(wsi) }
     }
 
     private func connect() {
@@ -323,9 +328,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         incoming.append(contentsOf: bytes)
         if incoming.count > maximumMessageBytes {
             incoming.removeAll()
-            lastDisconnectCause = .messageTooLarge(limitMiB: maximumMessageBytes >> 20)
-            closeRequested = true
-            if wsi != nil { lws_callback_on_writable(wsi) }
+            close(because: .messageTooLarge(limitMiB: maximumMessageBytes >> 20))
             return
         }
         guard final else { return }

@@ -42,8 +42,8 @@ let package = Package(
             name: "CLibWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(
-            name: "CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]),
+            name: "CNGHTTP2", pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
@@ -51,8 +51,11 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CGlibcExtras"),
+
         // Starting the agent's own threads, named and checked.
-        .target(name: "NamedThreads"),
+        .target(name: "NamedThreads", dependencies: ["CGlibcExtras"]),
 
         // The Live Activity types shared with the iOS app.
         .target(name: "PrinterActivityContent"),
@@ -63,8 +66,8 @@ let package = Package(
             // The alert texts, one file per language, compiled in.
             resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 
-        // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 over libcurl multi.
-        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "NamedThreads", "CCurl", "COpenSSL"]),
+        // APNs delivery: ES256 provider tokens and TLS (OpenSSL), HTTP/2 framing (nghttp2).
+        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "NamedThreads", "CNGHTTP2", "COpenSSL", "CGlibcExtras"]),
 
         // The Home Assistant connection: libwebsockets client driven by HASession.
         .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "NamedThreads", "CLibWebSockets"]),
@@ -89,12 +92,12 @@ let package = Package(
         // Thin Swift views of the C libraries (versions, feature probes).
         .target(
             name: "SystemLibraries",
-            dependencies: ["CLibWebSockets", "CCurl", "COpenSSL", "CSQLite"]),
+            dependencies: ["CLibWebSockets", "CNGHTTP2", "COpenSSL", "CSQLite"]),
 
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CCurl",
+                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -42,6 +42,9 @@ public struct APNsConfiguration: Hashable, Sendable {
         return environment == .production ? "https://api.push.apple.com" : "https://api.sandbox.push.apple.com"
     }
 
+    /// `endpoint` as the HTTP/2 client's origin (checked by `problems`).
+    public var origin: HTTPOrigin? { HTTPOrigin(endpoint) }
+
     /// Reads APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH, APNS_BUNDLE_ID,
     /// APNS_PRODUCTION (true/false), APNS_BASE_URL and APNS_CA_FILE.
     /// Every problem is named in one error; no value of a secret is shown.
@@ -104,8 +107,8 @@ public struct APNsConfiguration: Hashable, Sendable {
         if !(skippingMissing && bundleID.isEmpty) && !bundleOK {
             problems.append("APNS_BUNDLE_ID must be a bundle id such as com.example.PrinterMonitor")
         }
-        if let baseURL, !(baseURL.hasPrefix("https://") && baseURL.count > "https://".count) {
-            problems.append("APNS_BASE_URL must be an https:// URL (APNs speaks HTTP/2 over TLS)")
+        if let baseURL, HTTPOrigin(baseURL) == nil {
+            problems.append("APNS_BASE_URL must be https://host or https://host:port, with no path (APNs speaks HTTP/2 over TLS)")
         }
         return problems
     }

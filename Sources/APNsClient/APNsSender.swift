@@ -20,7 +20,7 @@ public final class APNsSender: PushSender {
     public typealias TokenRejection = @Sendable (Push, PushOutcome.TokenAction, APNsReason) -> Void
 
     public let configuration: APNsConfiguration
-    private let client: CurlHTTP2Client
+    private let client: HTTP2Client
     private let tokens: Mutex<ProviderTokenCache>
     private let clock: any EpochClock
     private let retry: RetryPolicy
@@ -28,7 +28,7 @@ public final class APNsSender: PushSender {
     private let onTokenRejected: TokenRejection
 
     public init(
-        configuration: APNsConfiguration, key: APNsSigningKey, client: CurlHTTP2Client? = nil,
+        configuration: APNsConfiguration, key: APNsSigningKey, client: HTTP2Client? = nil,
         clock: any EpochClock = SystemClock(), retry: RetryPolicy = .init(), tokenPolicy: ProviderTokenPolicy = .init(),
         sleep: @escaping @Sendable (Double) async -> Void = { seconds in
             try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
@@ -39,7 +39,10 @@ public final class APNsSender: PushSender {
         if let client {
             self.client = client
         } else {
-            self.client = try CurlHTTP2Client(options: .init(caFile: configuration.caFile))
+            guard let origin = configuration.origin else {
+                throw HTTP2TransportError(.setUp, "APNs endpoint \(configuration.endpoint) is not https://host[:port]")
+            }
+            self.client = try HTTP2Client(origin: origin, options: .init(caFile: configuration.caFile))
         }
         tokens = Mutex(ProviderTokenCache(teamID: configuration.teamID, keyID: configuration.keyID, key: key, policy: tokenPolicy))
         self.clock = clock
@@ -126,7 +129,7 @@ public final class APNsSender: PushSender {
             ("apns-id", apnsID),
         ]
         if let collapseID = push.collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        return HTTP2Request(url: configuration.endpoint + "/3/device/" + push.token, headers: headers, body: push.payload)
+        return HTTP2Request(path: "/3/device/" + push.token, headers: headers, body: push.payload)
     }
 
     /// Apple's reason from an error body ({"reason": "…"}), or the status as text.

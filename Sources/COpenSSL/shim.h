@@ -23,4 +23,12 @@ static inline long pb_bio_get_mem_data(BIO *bio, char **data) { return BIO_get_m
 /* EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen. */
 static inline EVP_PKEY *pb_evp_ec_gen(const char *curve) { return EVP_EC_gen(curve); }
 
+/* The TLS client's settings are macros over SSL_CTX_ctrl / SSL_ctrl. */
+static inline int pb_ssl_ctx_set_min_tls12(SSL_CTX *ctx) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+static inline int pb_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+/* A write that must be repeated may come from a buffer that moved. */
+static inline void pb_ssl_set_moving_write_buffer(SSL *ssl) { SSL_set_mode(ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER); }
+
 #endif

@@ -1,6 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
+import CGlibcExtras
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -51,22 +52,14 @@ public final class NamedThread: Sendable {
         self.name = name
     }
 
-    /// glibc's `pthread_setname_np`, a GNU extension Swift's Glibc module
-    /// does not declare, looked up at run time.
-    private typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-    private static let setNameFunction: SetName? = {
-        #if canImport(Glibc)
-        guard let symbol = dlsym(nil, "pthread_setname_np") else { return nil }
-        return unsafeBitCast(symbol, to: SetName.self)
-        #else
-        return nil
-        #endif
-    }()
-
     /// Names the calling thread (Linux keeps 15 bytes; a longer name would be refused).
     private static func setName(_ name: String) {
         let bytes = Array(name.utf8.prefix(15)).map { CChar(bitPattern: $0) } + [0]
-        _ = bytes.withUnsafeBufferPointer { setNameFunction?(pthread_self(), $0.baseAddress!) }
+        #if os(Linux)
+        _ = bytes.withUnsafeBufferPointer { pthread_setname_np(pthread_self(), $0.baseAddress!) }
+        #else
+        _ = bytes.withUnsafeBufferPointer { pthread_setname_np($0.baseAddress!) }
+        #endif
     }
 
     /// Waits for the thread to end (once; later calls return at once).

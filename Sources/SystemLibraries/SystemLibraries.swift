@@ -1,4 +1,4 @@
-import CCurl
+import CNGHTTP2
 import CLibWebSockets
 import COpenSSL
 import CSQLite
@@ -14,26 +14,18 @@ public enum SystemLibraries {
         String(cString: lws_get_library_version())
     }
 
-    /// libcurl's version string, e.g. "7.88.1".
-    public static var curlVersion: String {
-        guard let info = pb_curl_version_info_now(), let version = info.pointee.version else {
-            return "unknown"
-        }
+    /// nghttp2's version string, e.g. "1.52.0": the APNs client's HTTP/2 framing.
+    public static var nghttp2Version: String {
+        guard let info = nghttp2_version(0), let version = info.pointee.version_str else { return "unknown" }
         return String(cString: version)
     }
 
-    /// Whether the linked libcurl was built with HTTP/2 (nghttp2), which APNs requires.
-    public static var curlSupportsHTTP2: Bool {
-        guard let info = pb_curl_version_info_now() else { return false }
-        return (info.pointee.features & CURL_VERSION_HTTP2) != 0
-    }
-
-    /// The TLS backend libcurl uses, e.g. "OpenSSL/3.0.19".
-    public static var curlTLSBackend: String {
-        guard let info = pb_curl_version_info_now(), let ssl = info.pointee.ssl_version else {
-            return "none"
-        }
-        return String(cString: ssl)
+    /// Whether the linked OpenSSL negotiates ALPN, which HTTP/2 over TLS (APNs) requires.
+    public static var openSSLSupportsALPN: Bool {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { return false }
+        defer { SSL_CTX_free(context) }
+        let h2: [UInt8] = [2, 0x68, 0x32]
+        return SSL_CTX_set_alpn_protos(context, h2, UInt32(h2.count)) == 0
     }
 
     /// OpenSSL's runtime version string, e.g. "OpenSSL 3.0.19 ...".
@@ -60,8 +52,7 @@ public enum SystemLibraries {
 
     /// A one-line summary for `--version` output.
     public static var summary: String {
-        "libwebsockets \(libWebSocketsVersion.trimmingTrailingDash), libcurl \(curlVersion)"
-            + " (\(curlSupportsHTTP2 ? "HTTP/2" : "no HTTP/2"), \(curlTLSBackend)),"
+        "libwebsockets \(libWebSocketsVersion.trimmingTrailingDash), nghttp2 \(nghttp2Version),"
             + " \(openSSLVersion), SQLite \(sqliteVersion)"
     }
 }

@@ -21,12 +21,15 @@ enum APNsSetup {
                 + (forRun ? "; or set DRY_RUN to true to run without sending" : ""))
             throw ExitCodes.config
         }
-        do {
+        do throws(any Error) {
             let key = try APNsSigningKey(path: configuration.keyPath)
-            var options = CurlHTTP2Client.Options(caFile: configuration.caFile)
+            var options = HTTP2Client.Options(caFile: configuration.caFile)
             options.onConnectionReplaced = onConnectionReplaced
+            guard let origin = configuration.origin else {
+                throw HTTP2TransportError(.setUp, "APNs endpoint \(configuration.endpoint) is not https://host[:port]")
+            }
             return try APNsSender(
-                configuration: configuration, key: key, client: try CurlHTTP2Client(options: options),
+                configuration: configuration, key: key, client: try HTTP2Client(origin: origin, options: options),
                 onTokenRejected: onTokenRejected)
         } catch {
             StandardStreams.err("printbridge: \(error)")

@@ -1,9 +1,12 @@
 import ArgumentParser
-import CCurl
+import PrintBridgeCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `printbridge health`: asks the running agent's /healthz on this machine,
-/// for a container's HEALTHCHECK (the runtime image has no curl binary;
-/// the agent links libcurl anyway).
+/// for a container's HEALTHCHECK (the runtime image has no curl binary).
 struct HealthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "health",
@@ -36,7 +39,7 @@ struct HealthCommand: ParsableCommand {
         if host == "0.0.0.0" || host.isEmpty { host = "127.0.0.1" }
         if host == "::" { host = "::1" }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/healthz"
-        switch Self.get(url, timeout: timeout) {
+        switch Self.get(host: host, port: port, path: "/healthz", timeout: timeout) {
         case .success(let (status, body)):
             StandardStreams.out(body.isEmpty ? "HTTP \(status)" : body)
             if status != 200 { throw ExitCode(1) }
@@ -50,34 +53,64 @@ struct HealthCommand: ParsableCommand {
         var description: String
     }
 
-    /// One GET with libcurl's easy interface: the status and the body (at most 64 KB).
-    static func get(_ url: String, timeout: Int) -> Result<(Int, String), Failure> {
-        guard let handle = curl_easy_init() else { return .failure(Failure(description: "libcurl could not start")) }
-        defer { curl_easy_cleanup(handle) }
-        final class Body { var bytes: [UInt8] = [] }
-        let body = Body()
-        let unmanaged = Unmanaged.passUnretained(body)
-        _ = url.withCString { pb_curl_easy_setopt_ptr(handle, CURLOPT_URL, $0) }
-        _ = pb_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT, timeout)
-        _ = pb_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        _ = "*".withCString { pb_curl_easy_setopt_ptr(handle, CURLOPT_NOPROXY, $0) }  // never through a proxy
-        _ = pb_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, unmanaged.toOpaque())
-        _ = pb_curl_easy_setopt_func(handle, CURLOPT_WRITEFUNCTION) { data, size, count, user in
-            guard let data, let user else { return 0 }
-            let body = Unmanaged<Body>.fromOpaque(user).takeUnretainedValue()
-            let length = size * count
-            if body.bytes.count < 65536 {
-                body.bytes += UnsafeRawBufferPointer(start: data, count: length).prefix(65536 - body.bytes.count)
+    /// One HTTP/1.1 GET over a plain socket (the agent's API on this
+    /// machine, never through a proxy): the status and the body (at most
+    /// 64 KB). `timeout` bounds the connect, the send and each read.
+    static func get(host: String, port: Int, path: String, timeout: Int) -> Result<(Int, String), Failure> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(host, String(port), &hints, &list)
+        guard resolved == 0, let address = list?.pointee else {
+            return .failure(Failure(description: "cannot resolve \(host): \(String(cString: gai_strerror(resolved)))"))
+        }
+        defer { freeaddrinfo(list) }
+        let descriptor = socket(address.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return .failure(Failure(description: "socket: \(String(cString: strerror(errno)))")) }
+        defer { close(descriptor) }
+        // On Linux the send timeout also bounds connect().
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        guard connect(descriptor, address.ai_addr, address.ai_addrlen) == 0 else {
+            return .failure(Failure(description: "cannot connect: \(String(cString: strerror(errno)))"))
+        }
+        let hostHeader = host.contains(":") ? "[\(host)]" : host
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(hostHeader):\(port)\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+            return .failure(Failure(description: "cannot send the request: \(String(cString: strerror(errno)))"))
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while answer.count < 65536 + 16384 {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count == 0 { break }
+            guard count > 0 else {
+                return .failure(Failure(description: errno == EAGAIN ? "no answer within \(timeout) s" : "read: \(String(cString: strerror(errno)))"))
             }
-            return length
+            answer += buffer[..<count]
         }
-        let code = curl_easy_perform(handle)
-        withExtendedLifetime(body) {}
-        guard code == CURLE_OK else {
-            return .failure(Failure(description: String(cString: curl_easy_strerror(code))))
+        return parse(answer)
+    }
+
+    /// "HTTP/1.1 200 OK", headers, a blank line, the body (up to Content-Length, at most 64 KB).
+    static func parse(_ answer: [UInt8]) -> Result<(Int, String), Failure> {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = answer.indices.dropLast(3).first(where: { answer[$0..<$0 + 4].elementsEqual(separator) }) else {
+            return .failure(Failure(description: "not an HTTP answer"))
         }
-        var status = 0
-        _ = pb_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success((status, String(decoding: body.bytes, as: UTF8.self)))
+        let head = String(decoding: answer[..<end], as: UTF8.self).split(separator: "\r\n")
+        let statusLine = head.first?.split(separator: " ") ?? []
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            return .failure(Failure(description: "not an HTTP answer"))
+        }
+        var body = Array(answer[(end + 4)...])
+        for line in head.dropFirst() where line.lowercased().hasPrefix("content-length:") {
+            if let length = Int(line.dropFirst("content-length:".count).trimmingWhitespace), length < body.count {
+                body = Array(body.prefix(length))
+            }
+        }
+        return .success((status, String(decoding: body.prefix(65536), as: UTF8.self)))
     }
 }

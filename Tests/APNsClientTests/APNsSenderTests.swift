@@ -31,7 +31,7 @@ import Testing
         #expect(await sender.send(alertPush(to: token("ab", 4))).isDelivered)
         #expect(await sender.send(liveActivityPush(to: token("cd", 4))).isDelivered)
         let names = try server.stats()["header_names"] as? [String] ?? []
-        // No libcurl defaults: "accept: */*", or a form content-type on a JSON body.
+        // Nothing more: no "accept: */*", no form content-type on a JSON body.
         #expect(names == [":authority", ":method", ":path", ":scheme", "apns-collapse-id", "apns-expiration",
                           "apns-id", "apns-priority", "apns-push-type", "apns-topic", "authorization",
                           "content-length"])
@@ -101,11 +101,11 @@ import Testing
         let server = try MockAPNsServer()
         // The Python mock on a loaded CI machine can go quiet for seconds: not
         // a dead connection, and this test is about sharing one.
-        var options = CurlHTTP2Client.Options(caFile: server.configuration.caFile)
+        var options = HTTP2Client.Options(caFile: server.configuration.caFile)
         options.stallTimeout = 120
         let sender = try APNsSender(
             configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
-            client: try CurlHTTP2Client(options: options))
+            client: try HTTP2Client(origin: try #require(server.configuration.origin), options: options))
         let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
             for index in 0..<200 {
                 // Answers take 0.2 s, so streams stay open while others are sent.
@@ -185,6 +185,63 @@ import Testing
         #expect(await sender.send(alertPush(to: token("ab", 1))).isDelivered)
         sender.shutdown(grace: 1)
         #expect(await sender.send(alertPush(to: token("ab", 2))) == .gaveUp(cause: .shutDown, attempts: 1))
+    }
+}
+
+/// The HTTP/2 client on its own: where it connects and how it fails.
+@Suite struct HTTP2ClientTests {
+    @Test func originsAreHTTPSHostsAndPortsOnly() {
+        let apple = HTTPOrigin("https://api.push.apple.com")
+        #expect(apple?.host == "api.push.apple.com" && apple?.port == 443 && apple?.authority == "api.push.apple.com")
+        let local = HTTPOrigin("https://127.0.0.1:8443/")
+        #expect(local?.port == 8443 && local?.authority == "127.0.0.1:8443")
+        let six = HTTPOrigin("https://[::1]:9443")
+        #expect(six?.host == "::1" && six?.authority == "[::1]:9443")
+        for bad in ["http://a", "https://", "https://a/3/device", "https://a:0", "https://a:70000", "https://u@a", "https://[::1"] {
+            #expect(HTTPOrigin(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func aServerOutsideTheTrustStoreFailsItsTLSHandshake() async throws {
+        let server = try MockAPNsServer()
+        let origin = try #require(server.configuration.origin)
+        // The system's trust store, not the mock's own CA.
+        let client = try HTTP2Client(origin: origin)
+        defer { client.shutdown(grace: 0) }
+        do {
+            _ = try await client.send(HTTP2Request(path: "/3/device/ab", headers: [], body: []))
+            Issue.record("a self-signed server was trusted")
+        } catch let error as HTTP2TransportError {
+            #expect(error.kind == .tls)
+            #expect(error.message.contains("certificate"), "\(error)")
+        }
+        #expect(try server.stat("requests") == 0)
+    }
+
+    @Test func nothingListeningIsAConnectError() async throws {
+        // A port that was free a moment ago.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                _ = bind(probe, pointer, length)
+                return getsockname(probe, pointer, &length)
+            }
+        }
+        close(probe)
+        let origin = try #require(HTTPOrigin("https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"))
+        let client = try HTTP2Client(origin: origin)
+        defer { client.shutdown(grace: 0) }
+        do {
+            _ = try await client.send(HTTP2Request(path: "/3/device/ab", headers: [], body: []))
+            Issue.record("answered")
+        } catch let error as HTTP2TransportError {
+            #expect(error.kind == .connect)
+            #expect(error.message.contains("refused"), "\(error)")
+        }
     }
 }
 
@@ -294,7 +351,7 @@ import Testing
             #expect(text.contains("APNS_PRODUCTION must be true or false"))
             #expect(text.contains("APNS_TEAM_ID must be the 10-character Team ID"))
             #expect(text.contains("APNS_BUNDLE_ID must be a bundle id"))
-            #expect(text.contains("APNS_BASE_URL must be an https:// URL"))
+            #expect(text.contains("APNS_BASE_URL must be https://host or https://host:port"))
         }
     }
 }

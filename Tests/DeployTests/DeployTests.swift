@@ -120,6 +120,21 @@ import Testing
         #expect(open == nil, "\(path): the fence opened at line \(open ?? 0) never closes")
     }
 
+    /// The agent loads the libraries its runtime packages name and no more:
+    /// no libcurl (with its LDAP, Kerberos, SSH, RTMP and GnuTLS), which the
+    /// APNs client left for nghttp2.
+    @Test func theBinaryLoadsOnlyItsOwnLibraries() throws {
+        let binary = try #require(CommandRunner.binary(repositoryRoot: Self.root))
+        let loaded = try shell("ldd '\(binary)'")
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        for library in ["libwebsockets.so", "libnghttp2.so", "libssl.so", "libsqlite3.so"] {
+            #expect(loaded.stdout.contains(library), "\(library) in \(loaded.stdout)")
+        }
+        for library in ["libcurl", "libgnutls", "libldap", "libkrb5", "libssh2", "librtmp"] {
+            #expect(!loaded.stdout.contains(library), "\(library) in \(loaded.stdout)")
+        }
+    }
+
     @Test func theInstallScriptInstallsIntoARoot() throws {
         let binary = try #require(CommandRunner.binary(repositoryRoot: Self.root))
         let root = Self.temporaryDirectory()
@@ -159,7 +174,7 @@ import Testing
         let version = try CommandRunner.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("printbridge 0."))
-        #expect(version.stdout.contains("libwebsockets") && version.stdout.contains("libcurl"))
+        #expect(version.stdout.contains("libwebsockets") && version.stdout.contains("nghttp2"))
         let help = try CommandRunner.run(["--help"])
         for code in ["0 ok", "64 usage error", "66 ", "69 ", "71 ", "73 ", "78 configuration error"] {
             #expect(help.stdout.contains(code), "exit code \(code) is documented")
@@ -230,9 +245,9 @@ import Testing
         }
     }
 
-    /// GnuTLS (loaded only because libcurl's librtmp links it) must not
-    /// initialise itself, and reads GNUTLS_NO_IMPLICIT_INIT only as it is
-    /// loaded: every way of deploying sets it in the runtime environment.
+    /// GnuTLS must not initialise itself should a library load it again (none
+    /// does since libcurl left), and reads GNUTLS_NO_IMPLICIT_INIT only as it
+    /// is loaded: every way of deploying sets it in the runtime environment.
     @Test func everyDeploymentKeepsGnuTLSFromInitialisingItself() throws {
         func text(_ path: String) throws -> String {
             try String(contentsOfFile: DeployTests.root + "/" + path, encoding: .utf8)

@@ -8,10 +8,9 @@ import SystemLibraries
         #expect(SystemLibraries.libWebSocketsVersion.hasPrefix("4."))
     }
 
-    @Test func curlIsLinkedWithHTTP2AndOpenSSL() {
-        #expect(SystemLibraries.curlVersion.first?.isNumber == true)
-        #expect(SystemLibraries.curlSupportsHTTP2, "APNs needs libcurl built with nghttp2")
-        #expect(SystemLibraries.curlTLSBackend.contains("OpenSSL"))
+    @Test func nghttp2IsLinkedAndOpenSSLOffersALPN() {
+        #expect(SystemLibraries.nghttp2Version.first?.isNumber == true)
+        #expect(SystemLibraries.openSSLSupportsALPN, "HTTP/2 over TLS (APNs) is chosen by ALPN")
     }
 
     @Test func openSSLIsVersion3AndCanMakeP256Keys() {

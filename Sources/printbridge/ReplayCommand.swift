@@ -133,16 +133,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var undelivered = 0
         if let sender {
             defer { sender.shutdown() }
-            for push in toSend {
-                // Each push at its time: a Live Activity then moves on the phone
-                // as the print did, and no push is stamped in the future.
-                let wait = push.createdAt - SystemClock().now()
-                if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
-                let outcome = await sender.send(push)
-                if !outcome.isDelivered { undelivered += 1 }
-                output.write(APNsSetup.outcomeLine(push, outcome))
-                output.flush()
-            }
+            undelivered = await Self.send(toSend, with: sender, output: &output)
         }
         if summary.unreadableFiles > 0 {
             throw ExitCodes.noInput
@@ -150,6 +141,45 @@ struct ReplayCommand: AsyncParsableCommand {
         if undelivered > 0 {
             throw ExitCodes.unavailable
         }
+    }
+
+    /// Sends each push at its time: a Live Activity then moves on the phone
+    /// as the print did, and no push is stamped in the future. Pushes due
+    /// together (a fan-out to many phones, or a backlog once the clock has
+    /// passed them) go out at once, multiplexed on the one connection; two
+    /// to the same token never share a batch, so each phone gets its pushes
+    /// in order. Outcome lines keep the recording's order. Returns how many
+    /// were not delivered.
+    static func send(_ pushes: [Push], with sender: APNsSender, output: inout LineWriter) async -> Int {
+        var undelivered = 0
+        var index = 0
+        while index < pushes.count {
+            let wait = pushes[index].createdAt - SystemClock().now()
+            if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+            let now = SystemClock().now()
+            var end = index + 1
+            var tokens: Set<String> = [pushes[index].token]
+            while end < pushes.count, end - index < 1000, pushes[end].createdAt <= now,
+                tokens.insert(pushes[end].token).inserted
+            {
+                end += 1
+            }
+            let outcomes = await withTaskGroup(of: (Int, PushOutcome).self) { group in
+                for position in index..<end {
+                    group.addTask { (position, await sender.send(pushes[position])) }
+                }
+                var outcomes = [PushOutcome?](repeating: nil, count: end - index)
+                for await (position, outcome) in group { outcomes[position - index] = outcome }
+                return outcomes.compactMap { $0 }
+            }
+            for (push, outcome) in zip(pushes[index..<end], outcomes) {
+                if !outcome.isDelivered { undelivered += 1 }
+                output.write(APNsSetup.outcomeLine(push, outcome))
+            }
+            output.flush()
+            index = end
+        }
+        return undelivered
     }
 
     /// What and when to notify: options, else APNS_BUNDLE_ID, MILESTONES and

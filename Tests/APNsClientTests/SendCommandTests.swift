@@ -84,6 +84,30 @@ import Testing
         #expect(elapsed >= last.timeIntervalSince(started) - 0.2, "sent at their times, not in a burst: \(elapsed) s")
     }
 
+    /// A push for 40 phones at once goes out as one fan-out: all on one
+    /// connection, many streams in flight together, outcome lines in the
+    /// recording's order (phone by phone, as `replay` prints them).
+    @Test func replaySendFansOutOnOneConnection() throws {
+        let root = CommandRunner.repositoryRoot(from: #filePath)
+        let phones = (0..<40).map { #"{"apnsToken":"\#(token("fa", $0))"}"# }
+        let devices = server.workdir + "/fan-out.json"
+        try "[\(phones.joined(separator: ","))]".write(toFile: devices, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(
+            ["replay", root + "/SampleEvents/milestone-jump.jsonl", "--devices", devices, "--send", "--speed", "100000"],
+            environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let outcomes = try result.stdout.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
+        #expect(outcomes.count >= 80, "at least two alerts for each of 40 phones")
+        #expect(outcomes.allSatisfy { $0["outcome"] as? String == "delivered" })
+        let firstEvent = outcomes.prefix(40).compactMap { $0["event"] as? String }
+        #expect(Set(firstEvent).count == 1, "the first alert to every phone before the next: \(firstEvent)")
+        #expect(try server.stat("requests") == outcomes.count)
+        #expect(try server.stat("connections") == 1)
+        #expect(try server.stat("max_concurrent_streams") >= 10, "a fan-out, not one push after another")
+    }
+
     @Test func speedPacesOnlySendAndMustBePositive() throws {
         let root = CommandRunner.repositoryRoot(from: #filePath)
         let recording = root + "/SampleEvents/milestone-jump.jsonl"

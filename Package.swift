@@ -132,6 +132,9 @@ let package = Package(
             dependencies: ["TestSupport"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "TestSupport"]),
         .testTarget(
+            name: "HomeAssistantLinkTests",
+            dependencies: ["HomeAssistantLink", "PrintBridgeCore", "TestSupport"]),
+        .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries", "NamedThreads"]),
     ]

@@ -19,7 +19,8 @@ public enum LinkEvent: Sendable {
     case notice(HASession.Notice)
     case connected
     case disconnected(DisconnectCause)
-    /// About twice a second: time for scheduled work (throttled updates).
+    /// About twice a second: time for the consumer's scheduled work
+    /// (throttled updates). A libwebsockets timer on the link's thread.
     case tick
     /// Every frame exactly as received, when the link was made with `tapsFrames`
     /// (for `printbridge record`).
@@ -64,24 +65,37 @@ public enum DisconnectCause: Hashable, Sendable, CustomStringConvertible {
 /// The connection to Home Assistant: a libwebsockets client that stays
 /// connected for months, driven by `HASession`.
 ///
-/// One thread owns the lws context and the session. Other threads only set
-/// flags under a lock and call `lws_cancel_service`; a ticker thread does
-/// that twice a second so the session can ping and reconnect on time.
+/// One thread owns the lws context and the session. The session's deadlines
+/// (ping, pong timeout, reconnect back-off) are libwebsockets timers
+/// (`lws_sul_schedule`) on that thread, in monotonic time; other threads
+/// only set flags under a lock and call `lws_cancel_service`.
+///
+/// Back-pressure: `events` holds at most `pauseBacklog` events the consumer
+/// has not taken. Beyond that the link stops reading the socket
+/// (`lws_rx_flow_control`), so TCP pushes back on Home Assistant (which
+/// closes a connection whose client stays that far behind:
+/// websocket_api/http.py, MAX_PENDING_MSG) instead of the agent's memory
+/// growing; it reads again once the consumer is down to `resumeBacklog`.
 public final class HomeAssistantLink: @unchecked Sendable {
     // @unchecked Sendable: `context`, `wsi`, `session`, the buffers and the
     // connect strings are used only on the service thread; `control` is
     // behind a Mutex; the rest is immutable.
     public let endpoint: HAEndpoint
-    public let events: AsyncStream<LinkEvent>
+    private let stream: AsyncStream<LinkEvent>
     private let continuation: AsyncStream<LinkEvent>.Continuation
+
+    /// What the link reports, in order. One consumer.
+    public var events: LinkEvents { LinkEvents(link: self, stream: stream) }
+
+    /// Events waiting for the consumer at which reading stops, and at which it resumes.
+    public static let pauseBacklog = 1024
+    public static let resumeBacklog = 256
 
     private var session: HASession
     private var context: OpaquePointer?
     private var wsi: OpaquePointer?
     private var outgoing: [[UInt8]] = []
     private var incoming: [UInt8] = []
-    /// Data callbacks so far: the service loop naps after a call that had some.
-    private var receptions = 0
     private var closeRequested = false
     /// The WebSocket handshake completed on the current connection.
     private var isEstablished = false
@@ -90,8 +104,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private let cStrings: [UnsafeMutablePointer<CChar>]
     private let control = Mutex(Control())
     private var serviceThread: NamedThread?
-    private var tickerThread: NamedThread?
+    /// Monotonic: the session's intervals.
     private let clock: any EpochClock
+    /// The session's next deadline and the consumer's tick (libwebsockets timers).
+    private var sessionTimer: LinkTimer!
+    private var tickTimer: LinkTimer!
+    private var scheduledDeadline: EpochTime?
+    private let backlog = Mutex(Backlog())
     private let tapsFrames: Bool
     /// The one frame path: splits frames into messages, drops household
     /// events before they cost a parse, a copy or a task hop, and matches
@@ -115,12 +134,24 @@ public final class HomeAssistantLink: @unchecked Sendable {
         var stopping = false
     }
 
+    private struct Backlog {
+        /// Events yielded and not yet taken by the consumer.
+        var queued = 0
+        /// Reading is stopped (`lws_rx_flow_control`).
+        var paused = false
+        /// The consumer caught up: the link's thread should read again.
+        var resumeAsked = false
+    }
+
+    /// Whether the link has stopped reading because the consumer is behind. Safe from any thread.
+    public var isReceivePaused: Bool { backlog.withLock { $0.paused } }
+
     /// - Parameters:
     ///   - caFile: extra CA bundle for a self-signed HA certificate (wss);
     ///     otherwise the system's CA store verifies it.
     public init(
         endpoint: HAEndpoint, accessToken: String, caFile: String? = nil,
-        configuration: HASession.Configuration = .init(), clock: any EpochClock = SystemClock(),
+        configuration: HASession.Configuration = .init(), clock: any EpochClock = MonotonicClock(),
         tapsFrames: Bool = false, reader: HAFrameReader = HAFrameReader(), maximumMessageBytes: Int = 64 << 20
     ) {
         self.maximumMessageBytes = maximumMessageBytes
@@ -129,7 +160,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
         self.tapsFrames = tapsFrames
         self.reader = reader
         session = HASession(accessToken: accessToken, configuration: configuration)
-        (events, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
+        // Unbounded as a type; bounded by `pauseBacklog` through flow control.
+        (stream, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
         let name = strdup("printbridge-ha")!
         var strings = [name, strdup(endpoint.host)!, strdup(endpoint.path)!]
         protocols = .allocate(capacity: 2)
@@ -166,6 +198,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
         lws_set_log_level(getenv("PRINTBRIDGE_LWS_LOG") != nil ? 0x7F : LLL_ERR, nil)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         context = lws_create_context(&info)
+        sessionTimer = LinkTimer(owner: self, kind: .session)
+        tickTimer = LinkTimer(owner: self, kind: .tick)
     }
 
     deinit {
@@ -175,16 +209,15 @@ public final class HomeAssistantLink: @unchecked Sendable {
     }
 
     /// Starts connecting (and reconnecting) until `stop`; throws when its
-    /// threads cannot be started.
+    /// thread cannot be started.
     public func start() throws(NamedThread.StartError) {
         guard context != nil else {
-            continuation.yield(.disconnected(.noContext))
+            yield(.disconnected(.noContext))
             continuation.finish()
             return
         }
-        // Each thread holds the link until it ends (`stop`).
+        // The thread holds the link until it ends (`stop`).
         serviceThread = try NamedThread("pb-ha-link") { [self] in serve() }
-        tickerThread = try NamedThread("pb-ha-tick") { [self] in tickLoop() }
     }
 
     /// Closes the connection and ends `events`. Safe from any thread.
@@ -196,32 +229,20 @@ public final class HomeAssistantLink: @unchecked Sendable {
         guard !already, let context else { return }
         lws_cancel_service(context)
         serviceThread?.join()
-        tickerThread?.join()
     }
 
     private var stopping: Bool { control.withLock { $0.stopping } }
-
-    private func tickLoop() {
-        while !stopping {
-            usleep(500_000)
-            if let context { lws_cancel_service(context) }
-        }
-    }
 
     // MARK: - Service thread
 
     private func serve() {
         run(session.start(at: clock.now()))
-        while !stopping {
-            let before = receptions
-            lws_service(context, 0)
-            // Receive coalescing: after frames, let the next ones gather for
-            // 0.5 ms instead of waking for each. A busy HA (thousands of
-            // household events a second) then costs half the CPU; a frame
-            // that follows another within 0.5 ms waits at most that long, and
-            // a lone frame (an alert on a quiet line) not at all.
-            if receptions != before { usleep(500) }
-        }
+        scheduleTick()
+        // lws_service sleeps until a socket is ready, a timer is due or
+        // another thread cancels the wait.
+        while !stopping { lws_service(context, 0) }
+        lws_sul_cancel(sessionTimer.list)
+        lws_sul_cancel(tickTimer.list)
         if wsi != nil, !isEstablished {
             // Still connecting: nothing to close politely; drop it now
             // rather than wait for the handshake's timeout.
@@ -239,16 +260,73 @@ public final class HomeAssistantLink: @unchecked Sendable {
         continuation.finish()
     }
 
-    /// The thread was woken: time-driven session work.
+    /// Another thread cancelled the wait: stopping, or the consumer caught up.
     fileprivate func wokenUp() {
         guard !stopping else { return }
-        run(session.tick(at: clock.now()))
-        continuation.yield(.tick)
-        publishNotices()
+        let resume = backlog.withLock { state -> Bool in
+            guard state.resumeAsked else { return false }
+            state.resumeAsked = false
+            state.paused = false
+            return true
+        }
+        if resume, let wsi { lws_rx_flow_control(wsi, 1) }
+    }
+
+    /// A timer of the link's came due (on its thread).
+    fileprivate func timerFired(_ kind: LinkTimer.Kind) {
+        guard !stopping else { return }
+        switch kind {
+        case .session:
+            scheduledDeadline = nil
+            run(session.tick(at: clock.now()))
+        case .tick:
+            yield(.tick)
+            scheduleTick()
+        }
+    }
+
+    private func scheduleTick() {
+        lws_sul_schedule(context, 0, tickTimer.list, linkTimerCallback, 500_000)
+    }
+
+    /// Sets the session's timer to its next deadline (unchanged: left alone).
+    private func scheduleSessionDeadline() {
+        let deadline = session.nextDeadline
+        guard deadline != scheduledDeadline else { return }
+        scheduledDeadline = deadline
+        guard let deadline else {
+            lws_sul_cancel(sessionTimer.list)
+            return
+        }
+        let delay = max(0, deadline - clock.now())
+        lws_sul_schedule(context, 0, sessionTimer.list, linkTimerCallback, lws_usec_t(delay * 1_000_000))
+    }
+
+    /// Hands an event to the consumer; stops reading when it is too far behind.
+    private func yield(_ event: LinkEvent) {
+        continuation.yield(event)
+        let pause = backlog.withLock { state -> Bool in
+            state.queued += 1
+            guard !state.paused, state.queued >= Self.pauseBacklog else { return false }
+            state.paused = true
+            return true
+        }
+        if pause, let wsi { lws_rx_flow_control(wsi, 0) }
+    }
+
+    /// The consumer took an event (any thread).
+    fileprivate func consumed() {
+        let resume = backlog.withLock { state -> Bool in
+            state.queued -= 1
+            guard state.paused, !state.resumeAsked, state.queued <= Self.resumeBacklog else { return false }
+            state.resumeAsked = true
+            return true
+        }
+        if resume, let context { lws_cancel_service(context) }
     }
 
     private func publishNotices() {
-        for notice in session.takeNotices() { continuation.yield(.notice(notice)) }
+        for notice in session.takeNotices() { yield(.notice(notice)) }
     }
 
     private func run(_ commands: [HASession.Command]) {
@@ -265,6 +343,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
             }
         }
         publishNotices()
+        scheduleSessionDeadline()
     }
 
     /// Closes the connection politely; `cause` is what the consumer is told.
@@ -301,7 +380,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
     fileprivate func established(_ connection: OpaquePointer?) {
         wsi = connection
         isEstablished = true
-        continuation.yield(.connected)
+        // A consumer still behind from the last connection: read nothing yet.
+        if backlog.withLock({ $0.paused }) { lws_rx_flow_control(connection, 0) }
+        yield(.connected)
         run(session.connected(at: clock.now()))
     }
 
@@ -310,14 +391,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
         isEstablished = false
         outgoing.removeAll()
         incoming.removeAll()
-        continuation.yield(.disconnected(cause))
+        yield(.disconnected(cause))
         guard !stopping else { return }
         run(session.disconnected(at: clock.now(), random: Double.random(in: 0...1)))
     }
 
     fileprivate func received(_ bytes: UnsafeRawBufferPointer, final: Bool) {
         guard !closeRequested else { return }
-        receptions &+= 1
         if final && incoming.isEmpty {
             // The common case, a whole frame in one piece: looked at where lws
             // put it, and copied only if it is kept (most are household
@@ -342,19 +422,19 @@ public final class HomeAssistantLink: @unchecked Sendable {
     /// to the printers to the consumer.
     private func handle(frame bytes: UnsafeRawBufferPointer, kept: [UInt8]?) {
         let now = clock.now()
-        if tapsFrames { continuation.yield(.received(kept ?? Array(bytes))) }
+        if tapsFrames { yield(.received(kept ?? Array(bytes))) }
         let messages: [HAMessage]?
         do throws(HAMessageError) {
             messages = try reader.messages(in: bytes)
         } catch {
-            continuation.yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
+            yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
             return
         }
         let bulk = bytes.count >= 1 << 20
         guard let messages else {
             session.receivedUnparsedEvent(at: now)
-            countEvents(1, at: now)
-            if bulk { continuation.yield(.bulkHandled) }
+            countEvents(1)
+            if bulk { yield(.bulkHandled) }
             return
         }
         var inputs: [PrinterInput] = []
@@ -369,14 +449,16 @@ public final class HomeAssistantLink: @unchecked Sendable {
             }
             inputs += reader.inputs(from: message)
         }
-        if events > 0 { countEvents(events, at: now) }
+        if events > 0 { countEvents(events) }
         let updates = reader.statistics.matchedUpdates
         matched.withLock { $0 = updates }
-        if !inputs.isEmpty { continuation.yield(.printers(inputs)) }
-        if results || bulk { continuation.yield(.bulkHandled) }
+        if !inputs.isEmpty { yield(.printers(inputs)) }
+        if results || bulk { yield(.bulkHandled) }
     }
 
-    private func countEvents(_ count: Int, at now: EpochTime) {
+    /// The time of the last event is wall time: a person reads it (metrics, status page).
+    private func countEvents(_ count: Int) {
+        let now = SystemClock().now()
         eventFrames.withLock { $0 = ($0.count + count, now.seconds) }
     }
 
@@ -428,4 +510,59 @@ private func linkCallback(
         break
     }
     return 0
+}
+
+/// The link's events as the consumer takes them: each one taken is counted,
+/// so the link knows when to stop and resume reading.
+public struct LinkEvents: AsyncSequence, Sendable {
+    public typealias Element = LinkEvent
+    let link: HomeAssistantLink
+    let stream: AsyncStream<LinkEvent>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let link: HomeAssistantLink
+        var base: AsyncStream<LinkEvent>.AsyncIterator
+
+        public mutating func next() async -> LinkEvent? {
+            guard let event = await base.next() else { return nil }
+            link.consumed()
+            return event
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(link: link, base: stream.makeAsyncIterator())
+    }
+}
+
+/// A libwebsockets timer (`lws_sorted_usec_list_t`) with, right after it in
+/// the same allocation, the link it belongs to and which timer it is: the
+/// callback is given only the timer's address.
+final class LinkTimer {
+    enum Kind: Int { case session, tick }
+
+    let list: UnsafeMutablePointer<lws_sorted_usec_list_t>
+    private static let ownerOffset = MemoryLayout<lws_sorted_usec_list_t>.stride
+
+    init(owner: HomeAssistantLink, kind: Kind) {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: Self.ownerOffset + 16, alignment: 16)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: Self.ownerOffset + 16)
+        // Unretained: the link owns its timers and cancels them before it goes.
+        memory.storeBytes(of: Unmanaged.passUnretained(owner).toOpaque(), toByteOffset: Self.ownerOffset, as: UnsafeMutableRawPointer.self)
+        memory.storeBytes(of: kind.rawValue, toByteOffset: Self.ownerOffset + 8, as: Int.self)
+        list = memory.bindMemory(to: lws_sorted_usec_list_t.self, capacity: 1)
+    }
+
+    deinit { UnsafeMutableRawPointer(list).deallocate() }
+
+    static func fired(_ list: UnsafeMutablePointer<lws_sorted_usec_list_t>) {
+        let memory = UnsafeRawPointer(list)
+        let owner = memory.load(fromByteOffset: ownerOffset, as: UnsafeMutableRawPointer.self)
+        let kind = Kind(rawValue: memory.load(fromByteOffset: ownerOffset + 8, as: Int.self)) ?? .tick
+        Unmanaged<HomeAssistantLink>.fromOpaque(owner).takeUnretainedValue().timerFired(kind)
+    }
+}
+
+private func linkTimerCallback(_ list: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    if let list { LinkTimer.fired(list) }
 }

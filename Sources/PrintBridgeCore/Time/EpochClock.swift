@@ -36,3 +36,18 @@ public final class ManualClock: EpochClock {
 
     public func advance(by seconds: Double) { current.withLock { $0 = $0 + seconds } }
 }
+
+/// Seconds that only move forward, for intervals (a ping's timeout, a
+/// reconnect's back-off, a throttle): an NTP step at boot does not move
+/// them. Counted from an arbitrary start, so never a date: wall time
+/// (`SystemClock`) is for what a person or a payload reads.
+public struct MonotonicClock: EpochClock {
+    private static let origin = ContinuousClock.now
+
+    public init() {}
+
+    public func now() -> EpochTime {
+        let elapsed = Self.origin.duration(to: .now).components
+        return EpochTime(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+    }
+}

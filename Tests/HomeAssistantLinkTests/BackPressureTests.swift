@@ -1,0 +1,50 @@
+import HomeAssistantLink
+import PrintBridgeCore
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The link against the mock HA streaming 2,000 events a second, with a
+/// consumer that stops taking them: the link stops reading instead of
+/// queueing without bound, and reads again once the consumer catches up.
+@Suite struct BackPressureTests {
+    @Test func aConsumerThatFallsBehindStopsTheLinkReadingUntilItCatchesUp() async throws {
+        let root = CommandRunner.repositoryRoot(from: #filePath)
+        let ha = try MockProcess(
+            script: root + "/Tests/DaemonTests/MockHA/mock_ha.py",
+            arguments: ["--events", root + "/SampleEvents/bambu-full-print.jsonl", "--token", "t", "--bench-load", "30"])
+        let link = HomeAssistantLink(
+            endpoint: try HAEndpoint(url: "ws://127.0.0.1:\(ha.port)/api/websocket"), accessToken: "t", tapsFrames: true)
+        try link.start()
+        defer { link.stop() }
+        // Nothing taken: every frame waits in `events` until the link stops reading.
+        for _ in 0..<200 where !link.isReceivePaused { usleep(50_000) }
+        #expect(link.isReceivePaused, "the link kept reading for a consumer that took nothing")
+        // Paused for a while: no more arrives.
+        usleep(500_000)
+        var iterator = link.events.makeAsyncIterator()
+        var frames = 0
+        var taken = 0
+        while link.isReceivePaused, taken < 10 * HomeAssistantLink.pauseBacklog {
+            guard let event = await iterator.next() else { break }
+            taken += 1
+            if case .received = event { frames += 1 }
+            // Resuming is the link thread's business: give it a moment near the mark.
+            if taken >= HomeAssistantLink.pauseBacklog - HomeAssistantLink.resumeBacklog { usleep(1_000) }
+        }
+        #expect(!link.isReceivePaused, "caught up, the link reads again")
+        #expect(taken >= HomeAssistantLink.pauseBacklog - HomeAssistantLink.resumeBacklog, "\(taken)")
+        // What waited is bounded: the mark and what libwebsockets had already read.
+        #expect(taken <= HomeAssistantLink.pauseBacklog + 256, "\(taken) events waited")
+        #expect(frames > 0)
+        // And frames flow again.
+        var more = 0
+        while more < 100, let event = await iterator.next() {
+            if case .received = event { more += 1 }
+        }
+        #expect(more == 100)
+    }
+}

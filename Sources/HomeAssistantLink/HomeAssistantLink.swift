@@ -73,9 +73,10 @@ public enum DisconnectCause: Hashable, Sendable, CustomStringConvertible {
 /// Back-pressure: `events` holds at most `pauseBacklog` events the consumer
 /// has not taken. Beyond that the link stops reading the socket
 /// (`lws_rx_flow_control`), so TCP pushes back on Home Assistant (which
-/// closes a connection whose client stays that far behind:
-/// websocket_api/http.py, MAX_PENDING_MSG) instead of the agent's memory
-/// growing; it reads again once the consumer is down to `resumeBacklog`.
+/// closes a connection whose client stays far behind: websocket_api/const.py,
+/// over MAX_PENDING_MSG 4,096 pending or PENDING_MSG_PEAK 1,024 for 5 s)
+/// instead of the agent's memory growing; it reads again once the consumer
+/// is down to `resumeBacklog`.
 public final class HomeAssistantLink: @unchecked Sendable {
     // @unchecked Sendable: `context`, `wsi`, `session`, the buffers and the
     // connect strings are used only on the service thread; `control` is

@@ -1,3 +1,4 @@
+import CSQLite
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -88,7 +89,7 @@ public final class DeviceStore: @unchecked Sendable {
             if let text = row.text(0), text != "ok" { problems.append(text) }
         }
         if !problems.isEmpty {
-            throw SQLiteDatabase.Error(description: "damaged: \(problems.prefix(3).joined(separator: "; "))", isCorruption: true)
+            throw SQLiteDatabase.Error("damaged: \(problems.prefix(3).joined(separator: "; "))", code: SQLITE_CORRUPT)
         }
     }
 
@@ -116,9 +117,9 @@ public final class DeviceStore: @unchecked Sendable {
     private func migrate() throws(SQLiteDatabase.Error) {
         let current = try userVersion()
         guard current <= StoreSchema.migrations.count else {
-            throw SQLiteDatabase.Error(description:
+            throw SQLiteDatabase.Error(
                 "the device store \(path) has schema version \(current), newer than this PrintBridge knows "
-                    + "(\(StoreSchema.migrations.count)); use a newer PrintBridge or another STATE_DIR")
+                    + "(\(StoreSchema.migrations.count)); use a newer PrintBridge or another STATE_DIR", code: nil)
         }
         for (index, sql) in StoreSchema.migrations.enumerated() where index >= current {
             try database.transaction { () throws(SQLiteDatabase.Error) in

@@ -5,10 +5,45 @@ import CSQLite
 final class SQLiteDatabase {
     private let handle: OpaquePointer
 
+    /// What SQLite said, with its result code (extended, as
+    /// `sqlite3_extended_errcode` gives it); no code for the store's own
+    /// checks (a schema newer than this build).
     struct Error: Swift.Error, CustomStringConvertible {
-        var description: String
+        var message: String
+        var code: Int32?
+
+        init(_ message: String, code: Int32?) {
+            self.message = message
+            self.code = code
+        }
+
+        /// The primary result code (the low byte of an extended one).
+        var primaryCode: Int32? { code.map { $0 & 0xFF } }
         /// SQLITE_CORRUPT or SQLITE_NOTADB: the file is damaged or not a database.
-        var isCorruption = false
+        var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
+        /// SQLITE_BUSY or SQLITE_LOCKED: another connection held the database past the busy timeout.
+        var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
+
+        /// The code's name, e.g. "SQLITE_BUSY" (the primary name for an extended code).
+        var codeName: String {
+            switch primaryCode ?? 0 {
+            case SQLITE_ERROR: return "SQLITE_ERROR"
+            case SQLITE_PERM: return "SQLITE_PERM"
+            case SQLITE_BUSY: return "SQLITE_BUSY"
+            case SQLITE_LOCKED: return "SQLITE_LOCKED"
+            case SQLITE_NOMEM: return "SQLITE_NOMEM"
+            case SQLITE_READONLY: return "SQLITE_READONLY"
+            case SQLITE_IOERR: return "SQLITE_IOERR"
+            case SQLITE_CORRUPT: return "SQLITE_CORRUPT"
+            case SQLITE_FULL: return "SQLITE_FULL"
+            case SQLITE_CANTOPEN: return "SQLITE_CANTOPEN"
+            case SQLITE_CONSTRAINT: return "SQLITE_CONSTRAINT"
+            case SQLITE_NOTADB: return "SQLITE_NOTADB"
+            default: return "SQLite result \(code ?? 0)"
+            }
+        }
+
+        var description: String { code == nil ? message : "\(message) (\(codeName))" }
     }
 
     /// Whether SQLite allocates page cache as pages are used rather than 20
@@ -24,7 +59,7 @@ final class SQLiteDatabase {
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
             sqlite3_close(connection)
-            throw Error(description: "cannot open the device store \(path): \(message)")
+            throw Error("cannot open the device store \(path): \(message)", code: status)
         }
         handle = connection
         sqlite3_busy_timeout(handle, 5000)
@@ -42,12 +77,14 @@ final class SQLiteDatabase {
         guard status == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? lastError
             sqlite3_free(message)
-            throw Error(description: text, isCorruption: Self.isCorruption(status))
+            throw Error(text, code: extendedCode(or: status))
         }
     }
 
-    static func isCorruption(_ status: Int32) -> Bool {
-        status & 0xFF == SQLITE_CORRUPT || status & 0xFF == SQLITE_NOTADB
+    /// The connection's extended code for the last failure, when it has one for `status`.
+    private func extendedCode(or status: Int32) -> Int32 {
+        let extended = sqlite3_extended_errcode(handle)
+        return extended & 0xFF == status & 0xFF ? extended : status
     }
 
     var lastError: String { String(cString: sqlite3_errmsg(handle)) }
@@ -70,7 +107,7 @@ final class SQLiteDatabase {
             let flags = keep ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
             let status = sqlite3_prepare_v3(handle, sql, -1, flags, &prepared, nil)
             guard status == SQLITE_OK, let prepared else {
-                throw Error(description: "\(lastError) in: \(sql)", isCorruption: Self.isCorruption(status))
+                throw Error("\(lastError) in: \(sql)", code: extendedCode(or: status))
             }
             statement = prepared
             if keep { statements[sql] = prepared }
@@ -96,7 +133,7 @@ final class SQLiteDatabase {
             switch sqlite3_step(statement) {
             case SQLITE_ROW: row?(Row(statement: statement))
             case SQLITE_DONE: return
-            case let status: throw Error(description: "\(lastError) in: \(sql)", isCorruption: Self.isCorruption(status))
+            case let status: throw Error("\(lastError) in: \(sql)", code: extendedCode(or: status))
             }
         }
     }

@@ -39,10 +39,7 @@ public final class APNsSender: PushSender {
         if let client {
             self.client = client
         } else {
-            guard let origin = configuration.origin else {
-                throw HTTP2TransportError(.setUp, "APNs endpoint \(configuration.endpoint) is not https://host[:port]")
-            }
-            self.client = try HTTP2Client(origin: origin, options: .init(caFile: configuration.caFile))
+            self.client = try HTTP2Client(configuration: configuration)
         }
         tokens = Mutex(ProviderTokenCache(teamID: configuration.teamID, keyID: configuration.keyID, key: key, policy: tokenPolicy))
         self.clock = clock

@@ -1,5 +1,6 @@
 import CGlibcExtras
 import NamedThreads
+import PrintBridgeCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -92,6 +93,16 @@ public final class HTTP2Client: @unchecked Sendable {
         }
     }
 
+    /// A client for `configuration`'s endpoint, trusting its CA file if it names one.
+    public convenience init(configuration: APNsConfiguration, options: Options = .init()) throws(HTTP2TransportError) {
+        guard let origin = configuration.origin else {
+            throw HTTP2TransportError(.setUp, "APNs endpoint \(configuration.endpoint) is not https://host[:port]")
+        }
+        var options = options
+        options.caFile = options.caFile ?? configuration.caFile
+        try self.init(origin: origin, options: options)
+    }
+
     deinit { Glibc.close(wakeDescriptor) }
 
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
@@ -118,7 +129,7 @@ public final class HTTP2Client: @unchecked Sendable {
         let already = shared.withLock { state -> Bool in
             let was = state.stopping
             state.stopping = true
-            state.stopDeadline = monotonicNow() + grace
+            state.stopDeadline = MonotonicClock.seconds() + grace
             return was
         }
         wake()
@@ -155,7 +166,7 @@ public final class HTTP2Client: @unchecked Sendable {
                 return (queue, state.stopping, state.stopDeadline)
             }
             pending += submissions
-            var now = monotonicNow()
+            var now = MonotonicClock.seconds()
             let inFlight = connection?.activeStreams ?? 0
             if stopping && (now >= stopDeadline || (waiting == 0 && inFlight == 0)) { break }
             if connection == nil, waiting > 0 {
@@ -189,7 +200,7 @@ public final class HTTP2Client: @unchecked Sendable {
                 var count: UInt64 = 0
                 _ = Glibc.read(wakeDescriptor, &count, 8)
             }
-            now = monotonicNow()
+            now = MonotonicClock.seconds()
             if let connection, socket != nil, descriptors[1].revents != 0 {
                 connection.handle(descriptors[1].revents, now: now)
             }
@@ -241,10 +252,4 @@ public final class HTTP2Client: @unchecked Sendable {
             while let submission = nextSubmission() { submission.continuation.resume(throwing: error) }
         }
     }
-}
-
-func monotonicNow() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

@@ -181,7 +181,7 @@ final class HTTP2Connection {
 
     private func beginHandshake() {
         guard let ssl = SSL_new(tls.context) else {
-            close(HTTP2TransportError(.tls, "OpenSSL: \(OpenSSLError.drain())"))
+            close(HTTP2TransportError(.tls, "OpenSSL: \(OpenSSLError.text())"))
             return
         }
         self.ssl = ssl
@@ -221,7 +221,7 @@ final class HTTP2Connection {
             let verify = SSL_get_verify_result(ssl)
             let detail = verify != X509_V_OK
                 ? "certificate: \(String(cString: X509_verify_cert_error_string(verify)))"
-                : OpenSSLError.drain(orErrno: errno)
+                : OpenSSLError.text(orErrno: errno)
             close(HTTP2TransportError(.tls, "TLS handshake with \(origin.authority) failed: \(detail)"))
         }
     }
@@ -431,7 +431,7 @@ final class HTTP2Connection {
             case SSL_ERROR_ZERO_RETURN:
                 close(HTTP2TransportError(.connectionLost, "\(origin.authority) closed the connection"))
             default:
-                close(HTTP2TransportError(.connectionLost, "connection to \(origin.authority) lost: \(OpenSSLError.drain(orErrno: errno))"))
+                close(HTTP2TransportError(.connectionLost, "connection to \(origin.authority) lost: \(OpenSSLError.text(orErrno: errno))"))
             }
         }
     }
@@ -470,7 +470,7 @@ final class HTTP2Connection {
             case SSL_ERROR_WANT_WRITE, SSL_ERROR_WANT_READ:
                 writeBlocked = true
             default:
-                close(HTTP2TransportError(.connectionLost, "connection to \(origin.authority) lost: \(OpenSSLError.drain(orErrno: errno))"))
+                close(HTTP2TransportError(.connectionLost, "connection to \(origin.authority) lost: \(OpenSSLError.text(orErrno: errno))"))
             }
             return
         }
@@ -573,9 +573,7 @@ final class HTTP2Connection {
 
 extension OpenSSLError {
     /// OpenSSL's queued errors, or the system error when it has none (a reset socket).
-    static func drain(orErrno code: Int32) -> String {
-        let queued = drain()
-        if queued != "no detail" { return queued }
-        return code == 0 ? "end of stream" : String(cString: strerror(code))
+    static func text(orErrno code: Int32) -> String {
+        text(orElse: code == 0 ? "end of stream" : String(cString: strerror(code)))
     }
 }

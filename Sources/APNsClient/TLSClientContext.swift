@@ -10,11 +10,11 @@ final class TLSClientContext: @unchecked Sendable {
 
     init(caFile: String?) throws(HTTP2TransportError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw HTTP2TransportError(.setUp, "OpenSSL: \(OpenSSLError.drain())")
+            throw HTTP2TransportError(.setUp, "OpenSSL: \(OpenSSLError.text())")
         }
         self.context = context
         guard pb_ssl_ctx_set_min_tls12(context) == 1 else {
-            throw HTTP2TransportError(.setUp, "OpenSSL: cannot require TLS 1.2: \(OpenSSLError.drain())")
+            throw HTTP2TransportError(.setUp, "OpenSSL: cannot require TLS 1.2: \(OpenSSLError.text())")
         }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         let trusted: Int32
@@ -24,12 +24,12 @@ final class TLSClientContext: @unchecked Sendable {
             trusted = SSL_CTX_set_default_verify_paths(context)
         }
         guard trusted == 1 else {
-            throw HTTP2TransportError(.setUp, "cannot load the trusted certificates\(caFile.map { " from \($0)" } ?? ""): \(OpenSSLError.drain())")
+            throw HTTP2TransportError(.setUp, "cannot load the trusted certificates\(caFile.map { " from \($0)" } ?? ""): \(OpenSSLError.text())")
         }
         // ALPN: a length-prefixed list with one protocol. 0 is success here.
         let h2: [UInt8] = [2, 0x68, 0x32]
         guard SSL_CTX_set_alpn_protos(context, h2, UInt32(h2.count)) == 0 else {
-            throw HTTP2TransportError(.setUp, "OpenSSL: cannot offer HTTP/2 (ALPN): \(OpenSSLError.drain())")
+            throw HTTP2TransportError(.setUp, "OpenSSL: cannot offer HTTP/2 (ALPN): \(OpenSSLError.text())")
         }
     }
 
@@ -38,13 +38,14 @@ final class TLSClientContext: @unchecked Sendable {
 
 /// OpenSSL's error queue as text (its queue is per thread; reading empties it).
 enum OpenSSLError {
-    static func drain() -> String {
+    /// The queued errors, or `fallback` when there are none.
+    static func text(orElse fallback: @autoclosure () -> String = "no detail") -> String {
         var texts: [String] = []
         while case let code = ERR_get_error(), code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
             texts.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         }
-        return texts.isEmpty ? "no detail" : texts.joined(separator: "; ")
+        return texts.isEmpty ? fallback() : texts.joined(separator: "; ")
     }
 }

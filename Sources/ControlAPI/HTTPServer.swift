@@ -169,7 +169,7 @@ public final class HTTPServer: @unchecked Sendable {
     private func serve() {
         while !stopping.withLock({ $0 }) {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
-            let started = monotonicSeconds()
+            let started = MonotonicClock.seconds()
             var wait = 1.0
             for (descriptor, connection) in connections {
                 let writing = !connection.output.isEmpty && connection.lingeringUntil == nil
@@ -181,7 +181,7 @@ public final class HTTPServer: @unchecked Sendable {
                 service(fds[index].fd)
             }
             if fds[0].revents != 0 { accept() }
-            let now = monotonicSeconds()
+            let now = MonotonicClock.seconds()
             for (descriptor, connection) in connections where now >= deadline(of: connection) {
                 if connection.isReceiving {
                     counters.withLock { $0.timedOut += 1 }
@@ -218,7 +218,7 @@ public final class HTTPServer: @unchecked Sendable {
                 close(descriptor)
                 continue
             }
-            let connection = Connection(descriptor: descriptor, opened: monotonicSeconds(), limits: limits)
+            let connection = Connection(descriptor: descriptor, opened: MonotonicClock.seconds(), limits: limits)
             connection.peer = peer
             connections[descriptor] = connection
         }
@@ -271,7 +271,7 @@ public final class HTTPServer: @unchecked Sendable {
             connection.written += count
             if connection.written >= connection.output.count {
                 shutdown(descriptor, Int32(SHUT_WR))
-                connection.lingeringUntil = monotonicSeconds() + limits.lingerSeconds
+                connection.lingeringUntil = MonotonicClock.seconds() + limits.lingerSeconds
             }
             return
         }
@@ -288,10 +288,4 @@ public final class HTTPServer: @unchecked Sendable {
             connection.output = handler(request).serialized()
         }
     }
-}
-
-func monotonicSeconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

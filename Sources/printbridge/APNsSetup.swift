@@ -23,13 +23,10 @@ enum APNsSetup {
         }
         do throws(any Error) {
             let key = try APNsSigningKey(path: configuration.keyPath)
-            var options = HTTP2Client.Options(caFile: configuration.caFile)
+            var options = HTTP2Client.Options()
             options.onConnectionReplaced = onConnectionReplaced
-            guard let origin = configuration.origin else {
-                throw HTTP2TransportError(.setUp, "APNs endpoint \(configuration.endpoint) is not https://host[:port]")
-            }
             return try APNsSender(
-                configuration: configuration, key: key, client: try HTTP2Client(origin: origin, options: options),
+                configuration: configuration, key: key, client: try HTTP2Client(configuration: configuration, options: options),
                 onTokenRejected: onTokenRejected)
         } catch {
             StandardStreams.err("printbridge: \(error)")

@@ -29,7 +29,7 @@ enum FreedMemory {
     static func release() {
         #if os(Linux)
         _ = malloc_trim(0)
-        releaseStartUpCode()
+        _ = startUpCodeReleased
         #endif
     }
 
@@ -41,6 +41,9 @@ enum FreedMemory {
     /// is never written, so the pages stay in the page cache and come back
     /// from the file when next run. Nothing here depends on the layout of
     /// the code, the toolchain or the architecture.
+    /// Once per process, at the first release (a lazy static runs once).
+    private static let startUpCodeReleased: Void = releaseStartUpCode()
+
     private static func releaseStartUpCode() {
         guard let maps = fopen("/proc/self/maps", "r") else { return }
         defer { fclose(maps) }

@@ -113,7 +113,7 @@ struct ReplayCommand: AsyncParsableCommand {
             }
         var output = LineWriter.standardOutput()
         var toSend: [Push] = []
-        let started = StandardStreams.monotonicSeconds()
+        let started = MonotonicClock.seconds()
         let onPush: (Push) -> Void = { push in
             if send { toSend.append(push) } else { output.write(lineFormat.line(for: push)) }
         }
@@ -125,7 +125,7 @@ struct ReplayCommand: AsyncParsableCommand {
         do { try store?.commit(states: run.notificationStates) } catch {
             StandardStreams.err("printbridge: \(error)")
         }
-        let elapsed = StandardStreams.monotonicSeconds() - started
+        let elapsed = MonotonicClock.seconds() - started
         let summary = run.summary
         if stats {
             printStatistics(summary, elapsed: elapsed)

@@ -120,13 +120,6 @@ enum StandardStreams {
         return Int(usage.ru_maxrss) * 1024
     }
 
-    /// Monotonic seconds, for measuring a run.
-    static func monotonicSeconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
     /// A setting: the environment variable if set and non-empty, else the
     /// config file's value (see ConfigFile).
     static func environment(_ name: String) -> String? {

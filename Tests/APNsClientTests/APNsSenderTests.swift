@@ -206,15 +206,9 @@ import Testing
         let server = try MockAPNsServer()
         let origin = try #require(server.configuration.origin)
         // The system's trust store, not the mock's own CA.
-        let client = try HTTP2Client(origin: origin)
-        defer { client.shutdown(grace: 0) }
-        do {
-            _ = try await client.send(HTTP2Request(path: "/3/device/ab", headers: [], body: []))
-            Issue.record("a self-signed server was trusted")
-        } catch let error as HTTP2TransportError {
-            #expect(error.kind == .tls)
-            #expect(error.message.contains("certificate"), "\(error)")
-        }
+        let error = try await Self.failure(sendingTo: origin)
+        #expect(error?.kind == .tls)
+        #expect(error?.message.contains("certificate") == true, "\(String(describing: error))")
         #expect(try server.stat("requests") == 0)
     }
 
@@ -233,14 +227,22 @@ import Testing
         }
         close(probe)
         let origin = try #require(HTTPOrigin("https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"))
+        let error = try await Self.failure(sendingTo: origin)
+        #expect(error?.kind == .connect)
+        #expect(error?.message.contains("refused") == true, "\(String(describing: error))")
+    }
+
+    /// Sends one request with a fresh client (the system's trust store);
+    /// the transport error it fails with, or nil (recorded) if it was answered.
+    static func failure(sendingTo origin: HTTPOrigin) async throws -> HTTP2TransportError? {
         let client = try HTTP2Client(origin: origin)
         defer { client.shutdown(grace: 0) }
         do {
-            _ = try await client.send(HTTP2Request(path: "/3/device/ab", headers: [], body: []))
-            Issue.record("answered")
+            let answer = try await client.send(HTTP2Request(path: "/3/device/ab", headers: [], body: []))
+            Issue.record("answered: \(answer.status)")
+            return nil
         } catch let error as HTTP2TransportError {
-            #expect(error.kind == .connect)
-            #expect(error.message.contains("refused"), "\(error)")
+            return error
         }
     }
 }

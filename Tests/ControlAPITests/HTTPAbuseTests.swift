@@ -1,4 +1,5 @@
 @testable import ControlAPI
+import PrintBridgeCore
 import Testing
 
 #if canImport(Glibc)
@@ -85,12 +86,12 @@ import Glibc
     }
 
     func get(_ port: Int, _ path: String = "/healthz") throws -> (answer: String, seconds: Double) {
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         let socket = try Socket.connect(port: port)
         defer { close(socket) }
         _ = Socket.send(socket, Array("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         let answer = String(decoding: try Socket.readToEnd(socket), as: UTF8.self)
-        return (answer, monotonicSeconds() - started)
+        return (answer, MonotonicClock.seconds() - started)
     }
 
     /// 500 connections that send nothing, and 60 that trickle a byte every
@@ -150,11 +151,11 @@ import Glibc
         let slowBody = try Socket.connect(port: server.port)
         defer { close(slowBody) }
         _ = Socket.send(slowBody, Array("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n{".utf8))
-        let started = monotonicSeconds()
+        let started = MonotonicClock.seconds()
         let first = String(decoding: try Socket.readToEnd(silent), as: UTF8.self)
-        let headGone = monotonicSeconds() - started
+        let headGone = MonotonicClock.seconds() - started
         let second = String(decoding: try Socket.readToEnd(slowBody), as: UTF8.self)
-        let bodyGone = monotonicSeconds() - started
+        let bodyGone = MonotonicClock.seconds() - started
         #expect(first.hasPrefix("HTTP/1.1 408") && second.hasPrefix("HTTP/1.1 408"))
         #expect(headGone < 2 && bodyGone >= 0.5 && bodyGone < 3, "\(headGone) s, \(bodyGone) s")
         #expect(server.statistics.timedOut == 2)

@@ -46,8 +46,11 @@ public struct MonotonicClock: EpochClock {
 
     public init() {}
 
-    public func now() -> EpochTime {
-        let elapsed = Self.origin.duration(to: .now).components
-        return EpochTime(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+    public func now() -> EpochTime { EpochTime(seconds: Self.seconds()) }
+
+    /// The same reading as a plain number, for measuring how long something took.
+    public static func seconds() -> Double {
+        let elapsed = origin.duration(to: .now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     }
 }

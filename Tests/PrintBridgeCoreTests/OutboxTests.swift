@@ -24,6 +24,20 @@ import Testing
     let delivered = PushOutcome.delivered(apnsID: "x")
     func at(_ seconds: Double) -> EpochTime { EpochTime(seconds: seconds) }
 
+    @Test mutating func aLaneWithAPushInFlightHasNoDeadlineUntilItIsAnswered() {
+        var outbox = Outbox(firstRetryDelay: 2, maximumRetryDelay: 30)
+        let started = entry(phone, .started)
+        #expect(outbox.add(started, now: at(1_000)).send == [started])
+        _ = outbox.answered(started, unreachable, now: at(1_000))
+        #expect(outbox.nextDeadline == at(1_002))
+        // The retry goes out; while it is in flight nothing else is due
+        // (the agent would otherwise wake again and again).
+        #expect(outbox.due(at: at(1_002)).send == [started])
+        #expect(outbox.nextDeadline == nil)
+        _ = outbox.answered(started, unreachable, now: at(1_005))
+        #expect(outbox.nextDeadline == at(1_009), "the second wait doubles to 4 s")
+    }
+
     @Test mutating func aPushIsSentAtOnceAndSettledOnlyByAnAnswer() {
         var outbox = Outbox()
         let started = entry(phone, .started)
@@ -176,3 +190,4 @@ import Testing
         #expect(actions.send == [next])
     }
 }
+

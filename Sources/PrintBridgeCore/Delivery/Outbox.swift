@@ -84,8 +84,10 @@ public struct Outbox: Sendable {
     /// Pushes whose last attempt failed and that wait for a retry.
     public var waiting: Int { lanes.values.reduce(0) { $0 + ($1.retryAt == nil ? 0 : $1.entries.count) } }
 
-    /// The next time `due(at:)` has something to do.
-    public var nextDeadline: EpochTime? { lanes.values.compactMap(\.retryAt).min() }
+    /// The next time `due(at:)` has something to do: a lane with a push in
+    /// flight waits for its answer, whatever its retry time (counting it had
+    /// the agent wake again and again while APNs kept a retry waiting).
+    public var nextDeadline: EpochTime? { lanes.values.filter { !$0.inFlight }.compactMap(\.retryAt).min() }
 
     /// Takes the pushes the store kept at start-up, all at once, so a Live
     /// Activity update that a later update or end made pointless is not sent.

@@ -35,6 +35,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The agent's Service shape, signals and graceful shutdown (ServiceGroup).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // `merge` and `chain`: the agent's inputs as one demand-driven stream.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         // System C libraries, one target each (Debian -dev packages).
@@ -83,6 +87,17 @@ let package = Package(
             name: "PrintBridgeLogging",
             dependencies: ["PrintBridgeCore", .product(name: "Logging", package: "swift-log")]),
 
+        // The agent: HA messages, device changes, settings, APNs answers and
+        // deadlines merged into one stream; the pipeline, the outbox and the store.
+        .target(
+            name: "Agent",
+            dependencies: [
+                "PrintBridgeCore", "HomeAssistantLink", "DeviceStore", "ControlAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ]),
+
         // Pairing the app: the server URL and API token as a QR code (terminal and PNG).
         .target(name: "Pairing"),
 
@@ -97,9 +112,10 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras",
+                "PrintBridgeCore", "Agent", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             linkerSettings: releaseLinking),
 
@@ -134,6 +150,14 @@ let package = Package(
         .testTarget(
             name: "HomeAssistantLinkTests",
             dependencies: ["HomeAssistantLink", "PrintBridgeCore", "TestSupport"]),
+        .testTarget(
+            name: "AgentTests",
+            dependencies: [
+                "Agent", "PrintBridgeCore", "HomeAssistantLink", "DeviceStore", "ControlAPI", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries", "NamedThreads"]),

@@ -8,14 +8,10 @@ public final class AgentMetrics: Sendable {
         var haConnected = false
         var haDisconnectedSince: Double?
         var haReconnects = 0
-        var eventsReceived = 0
-        var eventsMatched = 0
         var pushes: [PushKey: Int] = [:]
         var apnsDurations = Histogram(bounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
-        var tokenRenewals = 0
         var printers = 0
         var devices = 0
-        var lastEvent: Double?
         /// APNs as the last push found it: nil before any push.
         var apnsReachable: Bool?
         /// Pushes APNs has not yet answered for good, and when the oldest was made.
@@ -115,22 +111,39 @@ public final class AgentMetrics: Sendable {
         }
     }
 
-    /// The pipeline's view, copied in by the daemon loop.
-    public func update(eventsReceived: Int, eventsMatched: Int, printers: Int, devices: Int, tokenRenewals: Int) {
+    /// The agent's view: printers tracked and devices that receive alerts.
+    public func update(printers: Int, devices: Int) {
         state.withLock {
-            $0.eventsReceived = eventsReceived
-            $0.eventsMatched = eventsMatched
             $0.printers = printers
             $0.devices = devices
-            $0.tokenRenewals = tokenRenewals
         }
     }
 
-    /// When the last event from HA arrived (seconds since 1970).
-    public func lastEvent(at seconds: Double) {
-        guard seconds > 0 else { return }
-        state.withLock { $0.lastEvent = seconds }
+    /// Counts kept where they happen (the HA link's, the APNs sender's),
+    /// read when the metrics are asked for rather than copied in.
+    public struct SourceCounts: Sendable {
+        public var eventsReceived = 0
+        public var eventsMatched = 0
+        /// When the last event from HA arrived (seconds since 1970; 0: none yet).
+        public var lastEvent = 0.0
+        public var tokenRenewals = 0
+
+        public init(eventsReceived: Int = 0, eventsMatched: Int = 0, lastEvent: Double = 0, tokenRenewals: Int = 0) {
+            self.eventsReceived = eventsReceived
+            self.eventsMatched = eventsMatched
+            self.lastEvent = lastEvent
+            self.tokenRenewals = tokenRenewals
+        }
     }
+
+    private let sources = Mutex<@Sendable () -> SourceCounts>({ SourceCounts() })
+
+    /// Where `SourceCounts` are read from.
+    public func readCounts(from source: @escaping @Sendable () -> SourceCounts) {
+        sources.withLock { $0 = source }
+    }
+
+    private var counts: SourceCounts { sources.withLock { $0 }() }
 
     /// A push's end: `outcome` delivered, rejected, expired, superseded or dry_run.
     public func push(_ push: Push, outcome: String, reason: String = "") {
@@ -148,11 +161,12 @@ public final class AgentMetrics: Sendable {
     /// The connections and the last pushes, for the status page.
     public func overview() -> Overview {
         let now = clock.now().seconds
+        let lastEvent = counts.lastEvent
         return state.withLock { state in
             Overview(
                 haConnected: state.haConnected,
                 haAwaySeconds: state.haConnected ? 0 : Int(now - (state.haDisconnectedSince ?? now)),
-                haReconnects: state.haReconnects, lastEventAge: state.lastEvent.map { max(0, Int(now - $0)) },
+                haReconnects: state.haReconnects, lastEventAge: lastEvent > 0 ? max(0, Int(now - lastEvent)) : nil,
                 apnsMode: apnsMode,
                 apnsLastPush: state.apnsReachable.map { $0 ? "answered" : "unanswered" } ?? "none",
                 outbox: state.outboxCount, recentPushes: state.recentPushes.reversed())
@@ -198,6 +212,7 @@ public final class AgentMetrics: Sendable {
     /// The Prometheus text exposition (version 0.0.4).
     public func exposition() -> String {
         let now = clock.now().seconds
+        let counts = self.counts
         return state.withLock { state in
             var out = ""
             func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
@@ -212,9 +227,9 @@ public final class AgentMetrics: Sendable {
             metric("printbridge_ha_reconnects_total", "counter", "Connections to Home Assistant lost after being up.",
                    [("", String(state.haReconnects))])
             metric("printbridge_ha_events_total", "counter", "state_changed events received from Home Assistant.",
-                   [("", String(state.eventsReceived))])
+                   [("", String(counts.eventsReceived))])
             metric("printbridge_ha_events_matched_total", "counter", "Updates of printer entities.",
-                   [("", String(state.eventsMatched))])
+                   [("", String(counts.eventsMatched))])
             metric("printbridge_pushes_total", "counter", "Pushes by type, event, outcome and APNs reason.",
                    state.pushes.sorted { $0.key < $1.key }.map { key, count in
                        (label([("type", key.type), ("event", key.event), ("outcome", key.outcome), ("reason", key.reason)]), String(count))
@@ -237,11 +252,11 @@ public final class AgentMetrics: Sendable {
             metric("printbridge_outbox_oldest_age_seconds", "gauge", "Age of the oldest push in the outbox (0: empty).",
                    [("", String(state.outboxOldest.map { max(0, Int(now - $0)) } ?? 0))])
             metric("printbridge_apns_token_renewals_total", "counter", "APNs provider tokens (JWT) made.",
-                   [("", String(state.tokenRenewals))])
+                   [("", String(counts.tokenRenewals))])
             metric("printbridge_printers", "gauge", "Printers being tracked.", [("", String(state.printers))])
             metric("printbridge_devices", "gauge", "Registered devices.", [("", String(state.devices))])
             metric("printbridge_last_event_age_seconds", "gauge", "Seconds since the last event from Home Assistant (-1: none yet).",
-                   [("", state.lastEvent.map { String(Int(now - $0)) } ?? "-1")])
+                   [("", counts.lastEvent > 0 ? String(Int(now - counts.lastEvent)) : "-1")])
             return out
         }
     }

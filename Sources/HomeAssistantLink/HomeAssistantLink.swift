@@ -19,9 +19,6 @@ public enum LinkEvent: Sendable {
     case notice(HASession.Notice)
     case connected
     case disconnected(DisconnectCause)
-    /// About twice a second: time for the consumer's scheduled work
-    /// (throttled updates). A libwebsockets timer on the link's thread.
-    case tick
     /// Every frame exactly as received, when the link was made with `tapsFrames`
     /// (for `printbridge record`).
     case received([UInt8])
@@ -107,9 +104,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var serviceThread: NamedThread?
     /// Monotonic: the session's intervals.
     private let clock: any EpochClock
-    /// The session's next deadline and the consumer's tick (libwebsockets timers).
+    /// The session's next deadline (a libwebsockets timer).
     private var sessionTimer: LinkTimer!
-    private var tickTimer: LinkTimer!
     private var scheduledDeadline: EpochTime?
     private let backlog = Mutex(Backlog())
     private let tapsFrames: Bool
@@ -199,8 +195,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         lws_set_log_level(getenv("PRINTBRIDGE_LWS_LOG") != nil ? 0x7F : LLL_ERR, nil)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         context = lws_create_context(&info)
-        sessionTimer = LinkTimer(owner: self, kind: .session)
-        tickTimer = LinkTimer(owner: self, kind: .tick)
+        sessionTimer = LinkTimer(owner: self)
     }
 
     deinit {
@@ -238,12 +233,10 @@ public final class HomeAssistantLink: @unchecked Sendable {
 
     private func serve() {
         run(session.start(at: clock.now()))
-        scheduleTick()
         // lws_service sleeps until a socket is ready, a timer is due or
         // another thread cancels the wait.
         while !stopping { lws_service(context, 0) }
         lws_sul_cancel(sessionTimer.list)
-        lws_sul_cancel(tickTimer.list)
         if wsi != nil, !isEstablished {
             // Still connecting: nothing to close politely; drop it now
             // rather than wait for the handshake's timeout.
@@ -273,21 +266,11 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if resume, let wsi { lws_rx_flow_control(wsi, 1) }
     }
 
-    /// A timer of the link's came due (on its thread).
-    fileprivate func timerFired(_ kind: LinkTimer.Kind) {
+    /// The session's timer came due (on the link's thread).
+    fileprivate func timerFired() {
         guard !stopping else { return }
-        switch kind {
-        case .session:
-            scheduledDeadline = nil
-            run(session.tick(at: clock.now()))
-        case .tick:
-            yield(.tick)
-            scheduleTick()
-        }
-    }
-
-    private func scheduleTick() {
-        lws_sul_schedule(context, 0, tickTimer.list, linkTimerCallback, 500_000)
+        scheduledDeadline = nil
+        run(session.tick(at: clock.now()))
     }
 
     /// Sets the session's timer to its next deadline (unchanged: left alone).
@@ -537,20 +520,18 @@ public struct LinkEvents: AsyncSequence, Sendable {
 }
 
 /// A libwebsockets timer (`lws_sorted_usec_list_t`) with, right after it in
-/// the same allocation, the link it belongs to and which timer it is: the
-/// callback is given only the timer's address.
+/// the same allocation, the link it belongs to: the callback is given only
+/// the timer's address.
 final class LinkTimer {
-    enum Kind: Int { case session, tick }
 
     let list: UnsafeMutablePointer<lws_sorted_usec_list_t>
     private static let ownerOffset = MemoryLayout<lws_sorted_usec_list_t>.stride
 
-    init(owner: HomeAssistantLink, kind: Kind) {
-        let memory = UnsafeMutableRawPointer.allocate(byteCount: Self.ownerOffset + 16, alignment: 16)
-        memory.initializeMemory(as: UInt8.self, repeating: 0, count: Self.ownerOffset + 16)
+    init(owner: HomeAssistantLink) {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: Self.ownerOffset + 8, alignment: 16)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: Self.ownerOffset + 8)
         // Unretained: the link owns its timers and cancels them before it goes.
         memory.storeBytes(of: Unmanaged.passUnretained(owner).toOpaque(), toByteOffset: Self.ownerOffset, as: UnsafeMutableRawPointer.self)
-        memory.storeBytes(of: kind.rawValue, toByteOffset: Self.ownerOffset + 8, as: Int.self)
         list = memory.bindMemory(to: lws_sorted_usec_list_t.self, capacity: 1)
     }
 
@@ -559,8 +540,7 @@ final class LinkTimer {
     static func fired(_ list: UnsafeMutablePointer<lws_sorted_usec_list_t>) {
         let memory = UnsafeRawPointer(list)
         let owner = memory.load(fromByteOffset: ownerOffset, as: UnsafeMutableRawPointer.self)
-        let kind = Kind(rawValue: memory.load(fromByteOffset: ownerOffset + 8, as: Int.self)) ?? .tick
-        Unmanaged<HomeAssistantLink>.fromOpaque(owner).takeUnretainedValue().timerFired(kind)
+        Unmanaged<HomeAssistantLink>.fromOpaque(owner).takeUnretainedValue().timerFired()
     }
 }
 

@@ -12,41 +12,32 @@ import Glibc
 /// Starting the app's HTTP API for `run`, from API_LISTEN and API_TOKEN /
 /// API_TOKEN_FILE.
 enum APISetup {
-    /// What the API thread and the event loop share.
-    final class Shared: Sendable {
-        /// Set by the API when devices change; the loop reloads them.
-        let devicesChanged = Mutex(false)
-        /// Set by SIGHUP: re-read the settings file.
-        let settingsReload = Mutex(false)
-        /// The printers, refreshed by the loop when a printer changes.
-        let printers = Mutex<[PrinterSnapshot]>([])
-    }
-
     /// The server, or nil when API_LISTEN is "off". Exit 78 for bad settings.
     static func start(
-        store: DeviceStore, apns: ControlAPI.APNsStatus, shared: Shared, allowWithoutToken: Bool, logger: Logger,
-        metrics: AgentMetrics
+        store: DeviceStore, apns: ControlAPI.APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot],
+        devicesChanged: @escaping @Sendable () -> Void, allowWithoutToken: Bool, logger: Logger, metrics: AgentMetrics
     ) throws
         -> HTTPServer?
     {
         guard let listen = try listenAddress(allowWithoutToken: allowWithoutToken) else { return nil }
         let host = listen.host, port = listen.port, token = listen.token
         if token == nil {
-            logger.warning("the API on \(host):\(port) accepts requests without a token (--no-api-auth)")
+            logger.warning("the API accepts requests without a token (--no-api-auth)", metadata: ["api.address": "\(host):\(port)"])
         }
         let trusted = try trustedNetworks()
         if let text = StandardStreams.environment("API_TRUSTED_NETWORKS"), !trusted.isEmpty, token != nil {
-            logger.warning("the API accepts requests without a token from \(text) (API_TRUSTED_NETWORKS)")
+            logger.warning("the API accepts requests without a token from trusted networks (API_TRUSTED_NETWORKS)",
+                           metadata: ["api.trusted_networks": "\(text)"])
         }
         if StandardStreams.environment("SUPERVISOR_TOKEN") != nil, token != nil {
-            logger.info("Home Assistant's ingress proxy (\(supervisorAddress)) opens the status page without the API token")
+            logger.info("Home Assistant's ingress proxy opens the status page without the API token",
+                        metadata: ["api.ingress_proxy": "\(supervisorAddress)"])
         }
         let api = ControlAPI(
             store: store, apiToken: token, apns: apns,
-            printers: { shared.printers.withLock { $0 } },
-            devicesChanged: { shared.devicesChanged.withLock { $0 = true } }, metrics: metrics,
+            printers: printers, devicesChanged: devicesChanged, metrics: metrics,
             trustedNetworks: trusted,
-            storeFailed: { logger.error("the app's request failed in the device store: \($0)") })
+            storeFailed: { logger.error("the app's request failed in the device store", metadata: ["error": "\($0)"]) })
         // systemd's default soft limit is 1,024 descriptors: take up to
         // 4,096 of the hard limit so the API can hold its 1,024 connections.
         var descriptors = rlimit()
@@ -58,14 +49,12 @@ enum APISetup {
             let server = try HTTPServer(host: host, port: port) { api.handle($0) }
             try server.start()
             let address = "\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
-            logger.info("API listening on \(address)", metadata: ["api.address": "\(address)", "api.port": .stringConvertible(server.port)])
+            logger.info("API listening", metadata: ["api.address": "\(address)", "api.port": .stringConvertible(server.port)])
             return server
         } catch let error as NamedThread.StartError {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.system
+            throw CommandFailure.system("\(error)")
         } catch {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("\(error)")
         }
     }
 
@@ -77,8 +66,7 @@ enum APISetup {
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
             (0...65535).contains(port)
         else {
-            StandardStreams.err("printbridge: API_LISTEN must be host:port (e.g. 0.0.0.0:3000) or off")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_LISTEN must be host:port (e.g. 0.0.0.0:3000) or off")
         }
         var host = String(listen[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
@@ -93,15 +81,13 @@ enum APISetup {
         var address = in6_addr()
         guard inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1 else {
             let hint = host.lowercased() == "localhost" ? " (for localhost write 127.0.0.1:\(port))" : ""
-            StandardStreams.err("printbridge: API_LISTEN: \(host) is not an IP address to listen on\(hint)")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_LISTEN: \(host) is not an IP address to listen on\(hint)")
         }
         let token = try apiToken()
         if token == nil, !allowWithoutToken {
-            StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: the app's API needs a token "
+            throw CommandFailure.config("API_TOKEN or API_TOKEN_FILE not set: the app's API needs a token "
                 + "(or run with --no-api-auth on a network you trust, or API_LISTEN=off)"
                 + StandardStreams.credentialHint(for: "API_TOKEN_FILE"))
-            throw ExitCodes.config
         }
         return (host, port, token)
     }
@@ -122,8 +108,7 @@ enum APISetup {
         }
         guard !text.isEmpty else { return TrustedNetworks() }
         do throws(TrustedNetworks.ParseError) { return try TrustedNetworks(parsing: text) } catch {
-            StandardStreams.err("printbridge: API_TRUSTED_NETWORKS: \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_TRUSTED_NETWORKS: \(error)")
         }
     }
 
@@ -133,8 +118,7 @@ enum APISetup {
         guard let text = StandardStreams.readSmallFile(path),
             let token = text.split(whereSeparator: \.isNewline).first.map(String.init), !token.isEmpty
         else {
-            StandardStreams.err("printbridge: API_TOKEN_FILE \(path) cannot be read or is empty")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_TOKEN_FILE \(path) cannot be read or is empty")
         }
         return token
     }

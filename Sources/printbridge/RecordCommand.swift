@@ -1,3 +1,4 @@
+import Agent
 import ArgumentParser
 import Dispatch
 import HomeAssistantLink
@@ -41,8 +42,7 @@ struct RecordCommand: AsyncParsableCommand {
         let token = try RunCommand.haToken(endpoint: endpoint)
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            StandardStreams.err("printbridge: cannot write \(out): \(String(cString: strerror(errno)))")
-            throw ExitCodes.cannotCreate
+            throw CommandFailure.cannotCreate("cannot write \(out): \(String(cString: strerror(errno)))")
         }
         var file = LineWriter(descriptor: descriptor)
         defer {
@@ -51,12 +51,12 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let link = HomeAssistantLink(
             endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"), tapsFrames: true)
-        let signals = RunCommand.stopOnSignals { link.stop() }
+        let signals = Self.stopOnSignals { link.stop() }
         defer { signals.forEach { $0.cancel() } }
         if let duration {
             DispatchQueue.global().asyncAfter(deadline: .now() + duration) { link.stop() }
         }
-        logger.info("recording \(endpoint) to \(out)", metadata: ["ha.url": "\(endpoint)", "record.file": "\(out)"])
+        logger.info("recording Home Assistant's messages", metadata: ["ha.url": "\(endpoint)", "record.file": "\(out)"])
         try RunCommand.start(link)
         var messages = 0
         for await event in link.events {
@@ -64,17 +64,11 @@ struct RecordCommand: AsyncParsableCommand {
             case .received(let frame):
                 file.write(Self.oneLine(frame))
                 messages += 1
-            case .disconnected(let cause):
-                logger.log(
-                    level: cause == .shuttingDown ? .info : .warning, "disconnected from Home Assistant: \(cause)",
-                    metadata: ["ha.reason": "\(cause)"])
-            case .notice(let notice):
-                if let line = RunCommand.describe(notice) { logger.log(level: RunCommand.level(notice), "\(line)") }
             default:
-                break
+                LinkNews.log(event, endpoint: link.endpoint, logger)
             }
         }
-        logger.info("recorded \(messages) messages to \(out)", metadata: ["record.messages": "\(messages)"])
+        logger.info("recording ended", metadata: ["record.messages": .stringConvertible(messages), "record.file": "\(out)"])
     }
 
     /// The frame as one line: HA's compact JSON already is; anything with a raw
@@ -85,5 +79,16 @@ struct RecordCommand: AsyncParsableCommand {
             return String(decoding: frame.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
         }
         return JSONText.encode(json)
+    }
+
+    /// Runs `stop` once on SIGTERM or SIGINT.
+    static func stopOnSignals(_ stop: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop() }
+            source.resume()
+            return source
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Agent
 import APNsClient
 import ArgumentParser
 import ControlAPI
@@ -7,6 +8,7 @@ import EventReplay
 import HomeAssistantLink
 import Logging
 import PrintBridgeCore
+import ServiceLifecycle
 import Synchronization
 
 #if canImport(Glibc)
@@ -53,48 +55,25 @@ struct RunCommand: AsyncParsableCommand {
         let dryRun = self.dryRun || dryRunSetting
         let endpoint = try Self.haEndpoint()
         let token = try Self.haToken(endpoint: endpoint)
-        let store = try StateDirectory.openStore()
+        let deviceStore = try StateDirectory.openStore()
         if let devices {
             do {
-                try Self.add(try DevicesFile.load(path: devices), to: store)
+                try Self.add(try DevicesFile.load(path: devices), to: deviceStore)
             } catch {
-                StandardStreams.err("printbridge: \(error)")
-                throw ExitCodes.config
+                throw CommandFailure.config("\(error)")
             }
         }
-        let deviceList: [Device]
-        let remembered: [String: PrinterNotificationState]
-        let watchingSince: EpochTime
-        let kept: [Outbox.Entry]
-        do {
-            deviceList = try store.devicesAndActivities()
-            remembered = try store.notificationStates()
-            watchingSince = try store.watchingSince()
-            kept = try store.outbox()
-        } catch {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.config
+        let apns: APNsSender? = dryRun ? nil : try APNsSetup.sender(forRun: true) { _, _, _ in
+            // The agent acts on the verdict that comes with the push's outcome.
+        } onConnectionReplaced: { waiting in
+            logger.warning("the APNs connection stopped answering; it is replaced and its requests sent again",
+                           metadata: ["apns.waiting": .stringConvertible(waiting)])
         }
-        logger.info("device store \(store.path): \(deviceList.count) device(s)", metadata: ["store.path": "\(store.path)", "devices.count": .stringConvertible(deviceList.count)])
-        let rejections = Mutex<[(String, PushOutcome.TokenAction)]>([])
-        let sender: APNsSender? =
-            dryRun
-            ? nil
-            : try APNsSetup.sender(forRun: true) { push, action, reason in
-                logger.warning("APNs refused a token", metadata: [
-                    "push.device": "\(push.shortToken)", "token.action": "\(action.rawValue)", "apns.reason": "\(reason)",
-                ])
-                rejections.withLock { $0.append((push.token, action)) }
-            } onConnectionReplaced: { waiting in
-                logger.warning("the APNs connection stopped answering; it is replaced and its requests sent again",
-                               metadata: ["apns.waiting": .stringConvertible(waiting)])
-            }
+        let sender: any PushSender = apns ?? DryRunSender(logger: logger)
         let planner = try ReplayCommand.plannerConfiguration(
-            bundleID: sender?.configuration.bundleID, milestones: nil, liveActivityInterval: nil)
-        if deviceList.isEmpty {
-            logger.warning("no devices registered (give --devices FILE, use the API or printbridge devices add); pushes have nowhere to go")
-        }
-        let retryMaximum = try Self.seconds("APNS_RETRY_MAX") ?? 30
+            bundleID: apns?.configuration.bundleID, milestones: nil, liveActivityInterval: nil)
+        var agentConfiguration = Agent<LinkEvents>.Configuration(endpoint: endpoint)
+        agentConfiguration.retryMaximum = try Self.seconds("APNS_RETRY_MAX") ?? 30
         var sessionConfiguration = HASession.Configuration()
         if let interval = try Self.seconds("HA_PING_INTERVAL") { sessionConfiguration.pingInterval = interval }
         if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
@@ -104,152 +83,46 @@ struct RunCommand: AsyncParsableCommand {
             maximumMessageBytes: Int((try Self.seconds("HA_MAX_MESSAGE_MB") ?? 64) * 1_048_576))
         let metrics = AgentMetrics(
             haGracePeriod: try Self.seconds("HEALTH_HA_GRACE") ?? 60, apnsMode: dryRun ? "dry-run" : "configured")
-        let shared = APISetup.Shared()
+        metrics.readCounts { [link] in
+            let events = link.eventStatistics
+            return .init(
+                eventsReceived: events.count, eventsMatched: link.matchedUpdates, lastEvent: events.last,
+                tokenRenewals: apns?.providerTokenRenewals ?? 0)
+        }
+        let printers = Mutex<[PrinterSnapshot]>([])
+        let agent = Agent(
+            linkEvents: link.events, sender: sender, store: AgentStore(deviceStore, logger: logger), planner: planner,
+            metrics: metrics, logger: logger, configuration: agentConfiguration,
+            hooks: .init(
+                stopLink: { link.stop() }, releaseMemory: { FreedMemory.release() },
+                publishPrinters: { list in printers.withLock { $0 = list } }))
         let server = try APISetup.start(
-            store: store,
-            apns: .init(
-                configured: sender != nil, bundleID: planner.bundleID,
-                production: sender?.configuration.environment == .production),
-            shared: shared, allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
+            store: deviceStore,
+            apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
+            printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
+            allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
         defer { server?.stop() }
-        var restored = PushPlanner(configuration: planner, restoring: remembered)
-        restored.watchingSince = watchingSince
-        var pipeline = PrinterPipeline(planner: restored, devices: deviceList, clock: SystemClock())
-
-        let signals = Self.stopOnSignals { link.stop() }
-        defer { signals.forEach { $0.cancel() } }
-        // SIGHUP: reload the devices from the store.
+        // SIGHUP: the settings file and the devices are read again.
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         hangup.setEventHandler {
-            shared.settingsReload.withLock { $0 = true }
-            shared.devicesChanged.withLock { $0 = true }
+            if let configuration = SettingsReload.reread(planner: planner, logger: logger) {
+                agent.inbox.reconfigure(configuration)
+            }
+            agent.inbox.devicesChanged()
         }
         hangup.resume()
         defer { hangup.cancel() }
-        var storeVersion = (try? store.dataVersion()) ?? 0
-        logger.info("connecting to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
+        logger.info("connecting to Home Assistant", metadata: ["ha.url": "\(endpoint)"])
         try RunCommand.start(link)
-
-        let writer = StoreWriter(store: store, logger: logger)
-        defer { writer.drain() }
-        let delivery = sender.map { sender in
-            OutboxDelivery(
-                sender: sender, writer: writer, metrics: metrics, logger: logger,
-                outbox: Outbox(firstRetryDelay: min(2, retryMaximum), maximumRetryDelay: retryMaximum))
-        }
-        delivery?.restore(kept)
+        let services = ServiceGroup(configuration: .init(
+            services: [.init(service: agent)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            var printersChanged = 0
-            var trimDue = false
-            func deliver(_ output: PrinterPipeline.Output, states: [String: PrinterNotificationState]) {
-                for failure in output.failures { logger.error("\(failure)") }
-                for print in output.prints { RunLog.printEnded(print, logger) }
-                let changed = states.filter { output.changedPrinters.contains($0.key) }
-                if let delivery {
-                    // Saved with their pushes, in one transaction; the pushes
-                    // stay in the outbox until APNs has answered them.
-                    delivery.submit(
-                        output.pushes, states: changed, prints: output.prints, endedActivities: output.endedActivities)
-                } else {
-                    writer.commit(states: changed, prints: output.prints, endedActivities: output.endedActivities)
-                    for push in output.pushes {
-                        metrics.push(push, outcome: "dry_run")
-                        RunLog.dryRun(push, logger)
-                    }
-                }
-            }
-            for await event in link.events {
-                // Devices registered or changed through the API since the last event.
-                if shared.settingsReload.withLock({ asked in defer { asked = false }; return asked }) {
-                    if let configuration = SettingsReload.reread(planner: pipeline.planner.configuration, logger: logger) {
-                        pipeline.reconfigure(configuration)
-                    }
-                }
-                if shared.devicesChanged.withLock({ changed in defer { changed = false }; return changed }) {
-                    do {
-                        writer.drain()  // ended activities' tokens are gone before the devices are read back
-                        pipeline.devices = try store.devicesAndActivities()
-                        logger.debug("devices reloaded: \(pipeline.devices.count)", metadata: ["devices.count": .stringConvertible(pipeline.devices.count)])
-                    } catch { logger.error("\(error)") }
-                }
-                // Tokens APNs refused since the last event: stop using them.
-                for (token, action) in rejections.withLock({ list in defer { list.removeAll() }; return list }) {
-                    for change in pipeline.applyTokenRejection(token: token, action: action) {
-                        logger.warning("\(change)")
-                    }
-                    do { try store.applyTokenRejection(token: token, action: action) } catch {
-                        logger.error("\(error)")
-                    }
-                }
-                switch event {
-                case .printers(let inputs):
-                    for input in inputs {
-                        let due = pipeline.fireDue(upTo: SystemClock().now())
-                        deliver(due, states: pipeline.planner.printers)
-                        let output = pipeline.handle(input)
-                        deliver(output, states: pipeline.planner.printers)
-                    }
-                case .bulkHandled:
-                    // The multi-MB snapshot or a huge message: give its memory
-                    // back on the next tick, once the link has let go of it too.
-                    trimDue = true
-                case .tick:
-                    if trimDue {
-                        trimDue = false
-                        FreedMemory.release()
-                    }
-                    // Another process (printbridge devices …) changed the store.
-                    if let version = try? store.dataVersion(), version != storeVersion {
-                        storeVersion = version
-                        shared.devicesChanged.withLock { $0 = true }
-                    }
-                    let output = pipeline.fireDue(upTo: SystemClock().now())
-                    deliver(output, states: pipeline.planner.printers)
-                    delivery?.fireDue()
-                    let events = link.eventStatistics
-                    metrics.lastEvent(at: events.last)
-                    metrics.update(
-                        eventsReceived: events.count, eventsMatched: link.matchedUpdates,
-                        printers: pipeline.cache.printers.count, devices: pipeline.devices.filter(\.receivesAlerts).count,
-                        tokenRenewals: sender?.providerTokenRenewals ?? 0)
-                    // The API's view of the printers, refreshed at most twice a second.
-                    if pipeline.statistics.printerChanges != printersChanged {
-                        printersChanged = pipeline.statistics.printerChanges
-                        let printers = pipeline.cache.printers.keys.sorted().compactMap { pipeline.cache[$0] }
-                        shared.printers.withLock { $0 = printers }
-                    }
-                case .connected:
-                    metrics.haConnected()
-                    logger.info("connected to \(endpoint)", metadata: ["ha.url": "\(endpoint)"])
-                case .disconnected(let cause):
-                    metrics.haDisconnected()
-                    // Our own stop is news, not a problem.
-                    logger.log(
-                        level: cause == .shuttingDown ? .info : .warning,
-                        "disconnected from Home Assistant: \(cause)\(Self.hint(cause, endpoint))",
-                        metadata: ["ha.url": "\(endpoint)", "ha.reason": "\(cause)"])
-                case .notice(let notice):
-                    if let line = Self.describe(notice) { logger.log(level: Self.level(notice), "\(line)") }
-                case .received:
-                    break
-                }
-            }
+            try await services.run()
+        } catch {
+            link.stop()
+            throw CommandFailure.config("the device store \(deviceStore.path) cannot be read: \(error)")
         }
-        if let delivery, let sender {
-            // Pushes in flight get up to 5 s; what APNs has not answered by
-            // then stays in the outbox for the next start.
-            for _ in 0..<100 where delivery.inFlight > 0 {
-                try? await Task.sleep(nanoseconds: 50_000_000)
-            }
-            sender.shutdown(grace: 0)
-            if delivery.backlog > 0 {
-                logger.info("\(delivery.backlog) push(es) kept in the outbox for the next start",
-                            metadata: ["outbox.count": .stringConvertible(delivery.backlog)])
-            }
-        }
-        sender?.shutdown(grace: 0)
-        logger.info("stopped")
     }
 
     /// Adds a devices file's devices to the store (registering each token once).
@@ -265,17 +138,6 @@ struct RunCommand: AsyncParsableCommand {
                 _ = try store.setActivityToken(token, printerPrefix: prefix, deviceID: id)
             }
             if let token = device.pushToStartToken { _ = try store.setPushToStartToken(token, deviceID: id) }
-        }
-    }
-
-    /// Runs `stop` once on SIGTERM or SIGINT.
-    static func stopOnSignals(_ stop: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-        [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop() }
-            source.resume()
-            return source
         }
     }
 }

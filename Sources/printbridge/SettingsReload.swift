@@ -21,7 +21,8 @@ enum SettingsReload {
         let before = ConfigFile.effectiveValues()
         let file: ConfigFile
         do { file = try ConfigFile.load(path: previous.path) } catch {
-            logger.error("settings file not re-read, keeping the previous settings: \(error)", metadata: ["config.path": "\(previous.path)"])
+            logger.error("settings file not re-read, keeping the previous settings",
+                         metadata: ["config.path": "\(previous.path)", "error": "\(error)"])
             return nil
         }
         ConfigFile.current.withLock { $0 = file }
@@ -31,20 +32,22 @@ enum SettingsReload {
                 bundleID: current.bundleID, milestones: nil, liveActivityInterval: nil)
         } catch {
             ConfigFile.current.withLock { $0 = previous }
-            logger.error("settings file not re-read, keeping the previous settings: a value is invalid (see stderr)",
-                         metadata: ["config.path": "\(previous.path)"])
+            logger.error("settings file not re-read, keeping the previous settings: a value is invalid",
+                         metadata: ["config.path": "\(previous.path)", "error": "\(error)"])
             return nil
         }
         let after = ConfigFile.effectiveValues()
         let changed = ConfigFile.settings.map(\.name).filter { before[$0] != after[$0] }
         for name in changed where !appliedLive.contains(name) {
-            logger.warning("\(name) changed in the settings file; restart printbridge to apply it",
+            logger.warning("a setting changed in the settings file; restart printbridge to apply it",
                            metadata: ["config.setting": "\(name.lowercased())"])
         }
         let milestones = configuration.milestones.map(String.init).joined(separator: ",")
-        logger.info(
-            "settings re-read from \(file.path): milestones \(milestones), live activity interval \(configuration.liveActivityInterval) s",
-            metadata: ["config.path": "\(file.path)", "config.changed": "\(changed.map { $0.lowercased() }.joined(separator: ","))"])
+        logger.info("settings re-read", metadata: [
+            "config.path": "\(file.path)", "config.changed": "\(changed.map { $0.lowercased() }.joined(separator: ","))",
+            "planner.milestones": "\(milestones)",
+            "planner.live_activity_interval": "\(configuration.liveActivityInterval)",
+        ])
         return configuration
     }
 }

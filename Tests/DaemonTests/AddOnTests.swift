@@ -85,11 +85,11 @@ import Testing
         let service = try container.start(out: out, err: err)
         defer { if service.isRunning { service.terminate() } }
         let log = { self.text(out) + self.text(err) }
-        #expect(wait(upTo: 20) { log().contains("print ended: complete") }, "\(log().suffix(3000))")
-        #expect(log().contains("connected to ws://127.0.0.1:\(ha.port)/core/websocket"), "HA through the Supervisor's proxy path")
+        #expect(wait(upTo: 20) { log().contains("print ended  ") && log().contains("print.outcome=complete") }, "\(log().suffix(3000))")
+        #expect(log().contains("connected to Home Assistant  ha.url=ws://127.0.0.1:\(ha.port)/core/websocket"), "HA through the Supervisor's proxy path")
         #expect(log().contains("subscribed to state changes"))
         #expect(log().contains("Dry run: pushes are written to this log"), "the dry_run option")
-        #expect(log().contains("Home Assistant's ingress proxy (172.30.32.2/32)"), "the status page through ingress")
+        #expect(log().contains("Home Assistant's ingress proxy opens the status page without the API token  api.ingress_proxy=172.30.32.2/32"), "the status page through ingress")
         #expect((ha.stats()["supervisor_requests"] ?? 0) > 0, "bashio asked the Supervisor for the options")
 
         // printbridge exec'ed in the service's place: its environment is the container's, not the test's.
@@ -105,7 +105,7 @@ import Testing
         #expect(!log().contains(Self.apiToken) && !log().contains(DaemonTests.token), "no secret in the log")
 
         // The container's HEALTHCHECK.
-        let port = try #require(log().split(separator: "\n").first { $0.contains("API listening on 127.0.0.1:") }?
+        let port = try #require(log().split(separator: "\n").first { $0.contains("API listening") }?
             .split(separator: "api.port=").last.flatMap { Int($0.prefix { $0.isNumber }) })
         let health = try CommandRunner.run(["health"], environment: ["API_LISTEN": "0.0.0.0:\(port)"])
         #expect(health.status == 0, "\(health.stdout)\(health.stderr)")

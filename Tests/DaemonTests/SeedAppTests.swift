@@ -50,7 +50,7 @@ import Testing
             #expect(try await post(port, path, try body(name)) == 200, "\(name)")
         }
         // The agent has the phones and activities once it reloaded its devices after the last request.
-        #expect(agent.wait(upTo: 20) { agent.log.contains("devices reloaded: 5") })
+        #expect(agent.wait(upTo: 20) { !agent.logged("devices reloaded", ["devices.count": "5"]).isEmpty })
         FileManager.default.createFile(atPath: go, contents: Data())
         let phoneA = try token(try body("register-phone-a"), "apnsToken")
         let phoneB = try token(try body("register-phone-b"), "apnsToken")

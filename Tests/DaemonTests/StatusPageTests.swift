@@ -16,13 +16,13 @@ import Testing
     func agentAfterAPrint(environment: [String: String] = [:]) async throws -> (DaemonTests.Agent, Int, DaemonTests.MockHA) {
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2"])
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile(), environment: environment)
-        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening on 127.0.0.1:") })
-        let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening on") == true }
+        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening") })
+        let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }
         let port = try #require(listening?["api.port"] as? Int)
         let register = try await call(port, "POST", "/api/devices/register", body: #"{"apnsToken":"\#(String(repeating: "9f", count: 32))","haUrl":"http://ha:8123","printerPrefix":"\#(Self.x1c)","printerName":"Workshop"}"#)
         let deviceID = try #require(register.json["deviceId"] as? String)
         #expect(try await call(port, "PATCH", "/api/devices/\(deviceID)/settings", body: #"{"onMilestone":false}"#).status == 200)
-        #expect(agent.wait(upTo: 20) { agent.log.contains("print ended: complete") })
+        #expect(agent.wait(upTo: 20) { !agent.logged("print ended", ["print.outcome": "complete"]).isEmpty })
         // The API's view of the printers follows at most half a second later.
         for _ in 0..<20 {
             let printers = try await call(port, "GET", "/api/printers").json["printers"] as? [[String: Any]]

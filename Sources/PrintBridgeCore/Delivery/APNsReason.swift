@@ -78,7 +78,7 @@ public enum APNsReason: Hashable, Sendable, CustomStringConvertible, Expressible
 
 /// Why a push was given up without an answer from APNs.
 public enum GiveUpCause: Hashable, Sendable, CustomStringConvertible {
-    /// The connection failed every attempt (libcurl's or the system's words).
+    /// The connection failed every attempt (the transport's or the system's words).
     case connection(String)
     /// APNs answered "try later" (429, 500, 503) every attempt.
     case busy(status: Int, reason: APNsReason)

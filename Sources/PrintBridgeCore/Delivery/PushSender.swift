@@ -4,6 +4,27 @@ public protocol PushSender: Sendable {
     /// Delivers one push and says how it ended. Never throws: every push
     /// ends as delivered, rejected or given up, with the reason.
     func send(_ push: Push) async -> PushOutcome
+
+    /// What a delivered push was: an answer from APNs, or a line printed.
+    var deliveryKind: DeliveryKind { get }
+
+    /// Stops taking pushes after those in flight had up to `grace` seconds;
+    /// what is left ends as given up (shut down).
+    func shutdown(grace: Double)
+}
+
+/// Where a sender's "delivered" went.
+public enum DeliveryKind: String, Sendable {
+    /// APNs accepted it.
+    case apns
+    /// It was written to the log instead (`--dry-run`, DRY_RUN): counted as
+    /// `dry_run`, and the sender's own line is its record.
+    case dryRun = "dry_run"
+}
+
+extension PushSender {
+    public var deliveryKind: DeliveryKind { .apns }
+    public func shutdown(grace: Double) {}
 }
 
 /// How a push ended.

@@ -1,0 +1,143 @@
+import AsyncAlgorithms
+import ControlAPI
+import HomeAssistantLink
+import Logging
+import PrintBridgeCore
+import ServiceLifecycle
+
+/// The agent's main job as a service (swift-service-lifecycle's `Service`):
+/// Home Assistant's printer updates in, pushes out, the store kept.
+///
+/// Every input arrives in one stream, read by one task: HA's events (from
+/// the link, with its back-pressure: `merge` asks for the next event only
+/// when the agent has taken the last), device changes, new settings, the
+/// sender's answers and the agent's own wake-up at its next deadline
+/// (the pipeline's timers, an outbox retry, the heap trim, the end of the
+/// shutdown grace). Nothing is polled and nothing ticks: with no input and
+/// no deadline the agent sleeps. The one periodic check is the store's data
+/// version (another process changing the devices; SQLite has no
+/// cross-process notification), once a second on the store's queue.
+///
+/// Graceful shutdown (SIGTERM, SIGINT through the `ServiceGroup`) stops the
+/// link; its stream ends, and pushes in flight get `shutdownGrace` seconds
+/// to be answered. What APNs has not answered by then stays in the store's
+/// outbox for the next start. Cancellation ends at once.
+public final class Agent<LinkEvents: AsyncSequence & Sendable>: Service, Sendable
+where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
+    public struct Configuration: Sendable {
+        /// Home Assistant's address, for log lines.
+        public var endpoint: HAEndpoint
+        /// Seconds at most between retries of pushes APNs has not answered.
+        public var retryMaximum: Double = 30
+        /// Seconds pushes in flight get at shutdown.
+        public var shutdownGrace: Double = 5
+        /// Seconds after a bulk message before the heap is trimmed (the link
+        /// lets go of its buffers meanwhile).
+        public var trimDelay: Double = 0.5
+        /// Seconds between checks of the store's data version.
+        public var storeCheckInterval: Double = 1
+
+        public init(endpoint: HAEndpoint) {
+            self.endpoint = endpoint
+        }
+    }
+
+    /// What the agent calls out to.
+    public struct Hooks: Sendable {
+        /// Stops the link (at graceful shutdown): its stream then ends.
+        public var stopLink: @Sendable () -> Void
+        /// Gives freed memory back to the system (after a bulk message).
+        public var releaseMemory: @Sendable () -> Void
+        /// The printers as they are now, for the app's API.
+        public var publishPrinters: @Sendable ([PrinterSnapshot]) -> Void
+        /// Called after each input is handled (tests wait on it).
+        public var handled: @Sendable (AgentInput) -> Void
+
+        public init(
+            stopLink: @escaping @Sendable () -> Void, releaseMemory: @escaping @Sendable () -> Void = {},
+            publishPrinters: @escaping @Sendable ([PrinterSnapshot]) -> Void = { _ in },
+            handled: @escaping @Sendable (AgentInput) -> Void = { _ in }
+        ) {
+            self.stopLink = stopLink
+            self.releaseMemory = releaseMemory
+            self.publishPrinters = publishPrinters
+            self.handled = handled
+        }
+    }
+
+    /// For the API, SIGHUP and the sender's answers.
+    public let inbox: AgentInbox
+    private let inputs: AsyncStream<AgentInput>
+    private let linkEvents: LinkEvents
+    let sender: any PushSender
+    let store: AgentStore
+    let clock: any AgentClock
+    let planner: PlannerConfiguration
+    let metrics: AgentMetrics
+    let logger: Logger
+    let configuration: Configuration
+    let hooks: Hooks
+
+    public init(
+        linkEvents: LinkEvents, sender: any PushSender, store: AgentStore, clock: any AgentClock = SystemAgentClock(),
+        planner: PlannerConfiguration, metrics: AgentMetrics, logger: Logger, configuration: Configuration, hooks: Hooks
+    ) {
+        let (stream, continuation) = AsyncStream<AgentInput>.makeStream()
+        inputs = stream
+        inbox = AgentInbox(continuation: continuation)
+        self.linkEvents = linkEvents
+        self.sender = sender
+        self.store = store
+        self.clock = clock
+        self.planner = planner
+        self.metrics = metrics
+        self.logger = logger
+        self.configuration = configuration
+        self.hooks = hooks
+    }
+
+    /// Reads the store, then handles inputs until the link's stream has
+    /// ended and the pushes in flight are answered (or their grace is over).
+    /// Throws when the store cannot be read at the start.
+    public func run() async throws {
+        let start = try await store.start()
+        logger.info("device store opened", metadata: [
+            "store.path": "\(store.path)", "devices.count": .stringConvertible(start.devices.count),
+        ])
+        if start.devices.isEmpty {
+            logger.warning(
+                "no devices registered (give --devices FILE, use the API or printbridge devices add); pushes have nowhere to go")
+        }
+        let loop = AgentLoop(agent: self, start: start)
+        let stream = merge(chain(linkEvents.map { AgentInput.link($0) }, [AgentInput.linkEnded].async), inputs)
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.watchStore() }
+                for await input in stream {
+                    await loop.handle(input)
+                    hooks.handled(input)
+                    if loop.isFinished { break }
+                    if case .deadline = input { loop.scheduleWake(afterWake: true) } else { loop.scheduleWake(afterWake: false) }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: { [hooks] in
+            hooks.stopLink()
+        }
+        inbox.continuation.finish()
+        loop.finish()
+    }
+
+    /// Tells the agent when another process changed the store.
+    private func watchStore() async {
+        guard var version = try? await store.read({ try $0.dataVersion() }) else { return }
+        while true {
+            do { try await clock.sleep(until: clock.now() + configuration.storeCheckInterval) } catch { return }
+            guard let now = try? await store.read({ try $0.dataVersion() }) else { continue }
+            if now != version {
+                version = now
+                inbox.devicesChanged()
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import HomeAssistantLink
+import PrintBridgeCore
+
+/// Everything the agent reacts to, in the one stream it reads.
+public enum AgentInput: Sendable {
+    /// Home Assistant: matched printer updates, connection news.
+    case link(LinkEvent)
+    /// The link's stream ended (`stop`): no more HA messages; pushes in
+    /// flight get the grace period.
+    case linkEnded
+    /// Devices changed in the store: through the app's API, another
+    /// `printbridge` process, or SIGHUP.
+    case devicesChanged
+    /// New planner settings (SIGHUP re-read the settings file).
+    case settings(PlannerConfiguration)
+    /// APNs (or the dry-run sender) answered a push; a refused token's
+    /// verdict comes with it. `seconds`: how long the answer took.
+    case answered(Outbox.Entry, PushOutcome, seconds: Double)
+    /// The deadline the agent asked to be woken at has come (the pipeline's
+    /// timers, an outbox retry, the heap trim, the end of the grace period).
+    case deadline(EpochTime)
+}
+
+/// The way into a running agent for everything that is not Home Assistant:
+/// the app's API, SIGHUP, the sender's answers and the agent's own timer.
+/// Safe from any thread; an input sent after the agent stopped is dropped.
+public struct AgentInbox: Sendable {
+    let continuation: AsyncStream<AgentInput>.Continuation
+
+    /// The devices in the store changed: the agent reads them back (after
+    /// every write it queued before).
+    public func devicesChanged() { continuation.yield(.devicesChanged) }
+
+    /// New settings for what and when to notify.
+    public func reconfigure(_ configuration: PlannerConfiguration) { continuation.yield(.settings(configuration)) }
+
+    func send(_ input: AgentInput) { continuation.yield(input) }
+}

@@ -1,0 +1,292 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ControlAPI
+import HomeAssistantLink
+import Logging
+import PrintBridgeCore
+
+/// The agent's state and what each input does to it. Used by the one task
+/// that reads the agent's input stream, so it needs no locks.
+///
+/// Every push the pipeline makes goes into the outbox (in memory and, in
+/// the same store transaction as the printer memory that made it, on disk)
+/// and out to the sender at once; it leaves the outbox only when the sender
+/// has answered it for good or it expired. `Outbox` holds the rules.
+final class AgentLoop<LinkEvents: AsyncSequence & Sendable>
+where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
+    private let agent: Agent<LinkEvents>
+    private var pipeline: PrinterPipeline
+    private var outbox: Outbox
+    private var lastSequence: Int
+    /// Pushes handed to the sender and not yet answered.
+    private var inFlight = 0
+    private var trimAt: EpochTime?
+    /// The link's stream has ended: waiting for answers until `graceEnd`.
+    private var draining = false
+    private var graceEnd: EpochTime?
+    private(set) var isFinished = false
+    private var publishedChanges = -1
+    /// The wake-up asked for, and the task sleeping until it.
+    private var wakeAt: EpochTime?
+    private var wake: Task<Void, Never>?
+
+    private var logger: Logger { agent.logger }
+    private var clock: any AgentClock { agent.clock }
+
+    init(agent: Agent<LinkEvents>, start: AgentStore.Start) {
+        self.agent = agent
+        var planner = PushPlanner(configuration: agent.planner, restoring: start.printers)
+        planner.watchingSince = start.watchingSince
+        pipeline = PrinterPipeline(planner: planner, devices: start.devices, clock: agent.clock)
+        let retry = agent.configuration.retryMaximum
+        outbox = Outbox(firstRetryDelay: min(2, retry), maximumRetryDelay: retry)
+        // Sequences continue after the highest the store kept.
+        lastSequence = start.outbox.map(\.sequence).max() ?? 0
+        updateCounts()
+        if !start.outbox.isEmpty {
+            logger.info("sending push(es) kept from before the restart",
+                        metadata: ["outbox.count": .stringConvertible(start.outbox.count)])
+            carryOut(outbox.restore(start.outbox, now: clock.now()))
+        }
+    }
+
+    func handle(_ input: AgentInput) async {
+        switch input {
+        case .link(let event):
+            handle(event)
+        case .linkEnded:
+            draining = true
+            if inFlight == 0 {
+                isFinished = true
+            } else {
+                graceEnd = clock.now() + agent.configuration.shutdownGrace
+            }
+        case .devicesChanged:
+            do {
+                pipeline.devices = try await agent.store.read { try $0.devicesAndActivities() }
+                logger.debug("devices reloaded", metadata: ["devices.count": .stringConvertible(pipeline.devices.count)])
+                updateCounts()
+            } catch {
+                logger.error("devices could not be read back from the store",
+                             metadata: ["store.path": "\(agent.store.path)", "error": "\(error)"])
+            }
+        case .settings(let configuration):
+            pipeline.reconfigure(configuration)
+        case .answered(let entry, let outcome, let seconds):
+            answered(entry, outcome, seconds: seconds)
+        case .deadline(let time):
+            if time == wakeAt { wakeAt = nil }
+            deadline()
+        }
+    }
+
+    private func handle(_ event: LinkEvent) {
+        switch event {
+        case .printers(let inputs):
+            for input in inputs {
+                deliver(pipeline.fireDue(upTo: clock.now()))
+                deliver(pipeline.handle(input))
+            }
+            publishPrinters()
+        case .bulkHandled:
+            // The multi-MB snapshot or a huge message: its memory goes back
+            // shortly, once the link has let go of it too.
+            if trimAt == nil { trimAt = clock.now() + agent.configuration.trimDelay }
+        case .connected:
+            agent.metrics.haConnected()
+            LinkNews.log(event, endpoint: agent.configuration.endpoint, logger)
+        case .disconnected:
+            agent.metrics.haDisconnected()
+            LinkNews.log(event, endpoint: agent.configuration.endpoint, logger)
+        case .notice:
+            LinkNews.log(event, endpoint: agent.configuration.endpoint, logger)
+        case .received:
+            break
+        }
+    }
+
+    /// A deadline came: whatever is due now.
+    private func deadline() {
+        let now = clock.now()
+        if let trimAt, now >= trimAt {
+            self.trimAt = nil
+            agent.hooks.releaseMemory()
+        }
+        if draining {
+            if let graceEnd, now >= graceEnd { isFinished = true }
+            return
+        }
+        deliver(pipeline.fireDue(upTo: now))
+        publishPrinters()
+        carryOut(outbox.due(at: now))
+        agent.metrics.outbox(count: outbox.count, oldest: outbox.oldest)
+    }
+
+    /// Asks to be woken at the next deadline (an earlier one replaces the
+    /// wake-up asked for; a later one waits for it, which then asks again).
+    func scheduleWake(afterWake: Bool) {
+        let deadlines = draining ? [trimAt, graceEnd] : [pipeline.nextDue, outbox.nextDeadline, trimAt]
+        guard var next = deadlines.compactMap({ $0 }).min() else { return }
+        // A deadline already past right after the wake-up that handled it
+        // would be a busy loop: never sooner than 50 ms after a wake-up.
+        if afterWake, next <= clock.now() { next = clock.now() + 0.05 }
+        if let wakeAt, wakeAt <= next { return }
+        wake?.cancel()
+        wakeAt = next
+        let clock = agent.clock, inbox = agent.inbox
+        wake = Task {
+            do { try await clock.sleep(until: next) } catch { return }
+            inbox.send(.deadline(next))
+        }
+    }
+
+    /// After the stream: the sender stops, and what it has not answered stays in the store.
+    func finish() {
+        wake?.cancel()
+        agent.sender.shutdown(grace: 0)
+        if outbox.count > 0 {
+            logger.info("push(es) kept in the outbox for the next start",
+                        metadata: ["outbox.count": .stringConvertible(outbox.count)])
+        }
+        logger.info("stopped")
+    }
+
+    // MARK: - Pushes
+
+    /// A pipeline output: logged, its memory and pushes saved together, the pushes sent.
+    private func deliver(_ output: PrinterPipeline.Output) {
+        for failure in output.failures {
+            logger.error("a printer update could not be used", metadata: ["error": "\(failure)"])
+        }
+        for print in output.prints { PushLog.printEnded(print, logger) }
+        guard !output.pushes.isEmpty || !output.changedPrinters.isEmpty || !output.prints.isEmpty
+            || !output.endedActivities.isEmpty
+        else { return }
+        let states = pipeline.planner.printers.filter { output.changedPrinters.contains($0.key) }
+        let now = clock.now()
+        let entries = output.pushes.map { push -> Outbox.Entry in
+            var push = push
+            // One apns-id for every attempt, across restarts too.
+            if push.apnsID == nil { push.apnsID = UUID().uuidString.lowercased() }
+            lastSequence += 1
+            return Outbox.Entry(sequence: lastSequence, push: push)
+        }
+        // Queued to the store before any answer can settle them.
+        agent.store.commit(
+            states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries)
+        var actions = Outbox.Actions()
+        for entry in entries { actions.merge(outbox.add(entry, now: now)) }
+        carryOut(actions)
+    }
+
+    private func carryOut(_ actions: Outbox.Actions, answer: (sequence: Int, outcome: PushOutcome)? = nil) {
+        if !actions.settled.isEmpty {
+            agent.store.commit(settled: actions.settled.map(\.entry.sequence))
+            for settled in actions.settled { report(settled, answer: answer) }
+        }
+        for entry in actions.send { send(entry) }
+        agent.metrics.outbox(count: outbox.count, oldest: outbox.oldest)
+    }
+
+    private func send(_ entry: Outbox.Entry) {
+        inFlight += 1
+        let sender = agent.sender, inbox = agent.inbox
+        // Immediate: the request reaches the APNs thread from here, without
+        // first waiting for another thread to pick the task up.
+        Task.immediate {
+            let started = MonotonicClock.seconds()
+            let outcome = await sender.send(entry.push)
+            inbox.send(.answered(entry, outcome, seconds: MonotonicClock.seconds() - started))
+        }
+    }
+
+    private func answered(_ entry: Outbox.Entry, _ outcome: PushOutcome, seconds: Double) {
+        inFlight -= 1
+        let actions = outbox.answered(entry, outcome, now: clock.now())
+        agent.metrics.attempt(answered: outcome.isAnswered, apnsSeconds: seconds)
+        switch outcome {
+        case .delivered:
+            if agent.sender.deliveryKind == .apns { PushLog.outcome(entry.push, outcome, logger) }
+        case .rejected(_, _, let action):
+            PushLog.outcome(entry.push, outcome, logger)
+            if let action { stopUsing(token: entry.push.token, action) }
+        case .gaveUp(let cause, let attempts):
+            var metadata = PushLog.metadata(entry.push)
+            metadata["apns.reason"] = "\(cause)"
+            metadata["push.attempts"] = .stringConvertible(attempts)
+            metadata["outbox.count"] = .stringConvertible(outbox.count)
+            if let retryAt = outbox.nextDeadline {
+                metadata["outbox.retry_in"] = .stringConvertible(max(0, Int((retryAt - clock.now()).rounded(.up))))
+            }
+            logger.warning("APNs did not answer; the push stays in the outbox and is retried", metadata: metadata)
+        }
+        carryOut(actions, answer: (entry.sequence, outcome))
+        if draining, inFlight == 0 { isFinished = true }
+    }
+
+    /// APNs's verdict on a token: the pipeline and the store stop using it.
+    private func stopUsing(token: String, _ action: PushOutcome.TokenAction) {
+        for change in pipeline.applyTokenRejection(token: token, action: action) {
+            logger.warning("a refused token is no longer used", metadata: ["token.action": "\(action.rawValue)", "token.change": "\(change)"])
+        }
+        agent.store.write("could not record the refused token") { store in
+            try store.applyTokenRejection(token: token, action: action)
+        }
+        updateCounts()
+    }
+
+    /// Counts and logs a push leaving the outbox; `answer` is the sender's
+    /// answer that settled it, when it was this push's own.
+    private func report(_ settled: Outbox.Actions.Settled, answer: (sequence: Int, outcome: PushOutcome)?) {
+        let push = settled.entry.push
+        let metrics = agent.metrics
+        switch settled.settlement {
+        case .delivered, .rejected:
+            if let answer, answer.sequence == settled.entry.sequence {
+                let name = answer.outcome.isDelivered ? agent.sender.deliveryKind.outcomeName : answer.outcome.name
+                metrics.push(push, outcome: name, reason: answer.outcome.metricReason)
+            } else {
+                // Waiting behind a push whose token APNs refused for good.
+                metrics.push(push, outcome: "rejected", reason: "TokenRefused")
+                logger.warning("push dropped: APNs refused its token", metadata: PushLog.metadata(push))
+            }
+        case .expired:
+            metrics.push(push, outcome: "expired")
+            var metadata = PushLog.metadata(push)
+            metadata["push.made_at"] = "\(ISO8601.format(push.createdAt))"
+            logger.error("push expired before APNs could take it", metadata: metadata)
+        case .superseded:
+            metrics.push(push, outcome: "superseded")
+            logger.info("Live Activity update superseded by a newer one while APNs was away", metadata: PushLog.metadata(push))
+        }
+    }
+
+    // MARK: - What others see
+
+    /// The API's view of the printers, when a printer changed.
+    private func publishPrinters() {
+        let changes = pipeline.statistics.printerChanges
+        guard changes != publishedChanges else { return }
+        publishedChanges = changes
+        agent.hooks.publishPrinters(pipeline.cache.printers.keys.sorted().compactMap { pipeline.cache[$0] })
+        updateCounts()
+    }
+
+    private func updateCounts() {
+        agent.metrics.update(
+            printers: pipeline.cache.printers.count, devices: pipeline.devices.filter(\.receivesAlerts).count)
+    }
+}
+
+extension DeliveryKind {
+    /// A delivered push's outcome in metrics.
+    var outcomeName: String {
+        switch self {
+        case .apns: return "delivered"
+        case .dryRun: return "dry_run"
+        }
+    }
+}

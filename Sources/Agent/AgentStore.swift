@@ -1,0 +1,80 @@
+import DeviceStore
+import Dispatch
+import Logging
+import PrintBridgeCore
+
+/// The device store as the agent uses it: every SQLite call on one serial
+/// queue of its own, never on the agent's task or the cooperative pool, so
+/// a disk stall (an ext4 journal commit, the WAL's fsync, a slow SD card)
+/// never holds up the next push.
+///
+/// Writes are queued and return at once; reads wait for their answer and
+/// come after every write queued before them (one queue, in order), so
+/// devices read back after a change already see its ended activities gone.
+/// A change's printer memory and the pushes it made are one transaction;
+/// their removal, once APNs has answered, comes after it in the queue.
+public final class AgentStore: Sendable {
+    public let store: DeviceStore
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "printbridge.store")
+
+    public init(_ store: DeviceStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    public var path: String { store.path }
+
+    /// What the agent starts from.
+    public struct Start: Sendable {
+        public var devices: [Device]
+        public var printers: [String: PrinterNotificationState]
+        public var watchingSince: EpochTime
+        /// Pushes the last run left unanswered.
+        public var outbox: [Outbox.Entry]
+    }
+
+    public func start() async throws -> Start {
+        try await read { store in
+            Start(
+                devices: try store.devicesAndActivities(), printers: try store.notificationStates(),
+                watchingSince: try store.watchingSince(), outbox: try store.outbox())
+        }
+    }
+
+    /// Runs `body` on the store's queue, after everything queued before it.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (DeviceStore) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [store] in continuation.resume(with: Result { try body(store) }) }
+        }
+    }
+
+    /// Queues one change: printers' states, ended prints, ended activities'
+    /// token removals, new outbox entries and settled ones. A failed write
+    /// is logged with the store's path.
+    public func commit(
+        states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
+        endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = []
+    ) {
+        guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
+        else { return }
+        write("could not write to the device store") { store in
+            try store.commit(
+                states: states, prints: prints, endedActivities: endedActivities, enqueue: enqueue, settled: settled)
+        }
+    }
+
+    /// Queues a write of any other kind; `failure` begins its log line.
+    public func write(_ failure: String, _ body: @escaping @Sendable (DeviceStore) throws -> Void) {
+        queue.async { [store, logger] in
+            do { try body(store) } catch {
+                logger.error("\(failure)", metadata: ["store.path": "\(store.path)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Returns once everything queued so far is written.
+    public func drain() async {
+        _ = try? await read { _ in () }
+    }
+}

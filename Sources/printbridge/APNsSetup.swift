@@ -17,9 +17,8 @@ enum APNsSetup {
         do {
             configuration = try APNsConfiguration.fromEnvironment(Self.settings())
         } catch {
-            StandardStreams.err("printbridge: \(error)\(StandardStreams.credentialHint(for: "APNS_KEY_PATH"))"
+            throw CommandFailure.config("\(error)\(StandardStreams.credentialHint(for: "APNS_KEY_PATH"))"
                 + (forRun ? "; or set DRY_RUN to true to run without sending" : ""))
-            throw ExitCodes.config
         }
         do throws(any Error) {
             let key = try APNsSigningKey(path: configuration.keyPath)
@@ -29,8 +28,7 @@ enum APNsSetup {
                 configuration: configuration, key: key, client: try HTTP2Client(configuration: configuration, options: options),
                 onTokenRejected: onTokenRejected)
         } catch {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("\(error)")
         }
     }
 

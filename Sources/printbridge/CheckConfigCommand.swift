@@ -85,7 +85,14 @@ struct CheckConfigCommand: AsyncParsableCommand {
         }
         var failures = 0
         func check(_ step: () throws -> Void) {
-            do { try step() } catch { failures += 1 }  // each check reports its own problem on stderr
+            do { try step() } catch { report(error) }
+        }
+        /// A check's failure: its line on stderr (a step that printed its own says nothing more).
+        func report(_ error: any Error) {
+            if let failure = error as? CommandFailure, let message = failure.message {
+                StandardStreams.err("printbridge: \(message)")
+            }
+            failures += 1
         }
         func problem(_ message: String) {
             StandardStreams.err("printbridge: \(message)")
@@ -165,11 +172,10 @@ struct CheckConfigCommand: AsyncParsableCommand {
             do {
                 let listing = try await Self.liveListing()
                 listing.lines(mapped: mapped).forEach { StandardStreams.out($0) }
-            } catch { failures += 1 }
+            } catch { report(error) }
         }
         if failures > 0 {
-            StandardStreams.err("printbridge: \(failures) problem(s) in the configuration")
-            throw ExitCodes.config
+            throw CommandFailure.config("\(failures) problem(s) in the configuration")
         }
         StandardStreams.out("configuration OK")
     }
@@ -199,8 +205,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
             }
         }
         guard listing.sawSnapshot else {
-            StandardStreams.err("printbridge: could not read Home Assistant's states at \(endpoint): \(failure)")
-            throw ExitCodes.config
+            throw CommandFailure.config("could not read Home Assistant's states at \(endpoint): \(failure)")
         }
         return listing
     }

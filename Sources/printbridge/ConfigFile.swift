@@ -147,8 +147,7 @@ struct ConfigFile: Sendable {
             let file = try load(path: path)
             current.withLock { $0 = file }
         } catch {
-            StandardStreams.err("printbridge: config file \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("config file \(error)")
         }
     }
 }

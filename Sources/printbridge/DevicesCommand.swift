@@ -110,8 +110,7 @@ struct DevicesCommand: ParsableCommand {
             let store = try StateDirectory.openStore()
             let removed = try DevicesCommand.storeCall { try store.removeDevice(id: id) }
             guard removed else {
-                StandardStreams.err("printbridge: no device \(id)")
-                throw ExitCodes.noInput
+                throw CommandFailure.noInput("no device \(id)")
             }
             StandardStreams.out("\(id) removed")
         }
@@ -144,8 +143,7 @@ struct DevicesCommand: ParsableCommand {
                 onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled)
             let found = try DevicesCommand.storeCall { try store.updatePreferences(deviceID: id, patch) }
             guard found else {
-                StandardStreams.err("printbridge: no device \(id)")
-                throw ExitCodes.noInput
+                throw CommandFailure.noInput("no device \(id)")
             }
             StandardStreams.out("\(id) updated")
         }
@@ -159,8 +157,7 @@ struct DevicesCommand: ParsableCommand {
     /// Runs a store call; a store failure is one line on stderr and exit 78.
     static func storeCall<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as DeviceStore.Error {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("\(error)")
         }
     }
 }

@@ -1,3 +1,5 @@
+import ArgumentParser
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,9 +14,27 @@ enum Entry {
     static func main() {
         FreedMemory.configure()  // before any other thread allocates
         Task.detached {
-            await PrintBridgeCommand.main()
+            await run()
             exit(0)  // what the runtime does when an async main returns
         }
         while true { pause() }
+    }
+
+    /// Parses and runs the command; the one place a `CommandFailure`
+    /// becomes its line on stderr and its exit code.
+    private static func run() async {
+        do {
+            var command = try PrintBridgeCommand.parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CommandFailure {
+            if let message = failure.message { StandardStreams.err("printbridge: \(message)") }
+            PrintBridgeCommand.exit(withError: failure.exitCode)
+        } catch {
+            PrintBridgeCommand.exit(withError: error)
+        }
     }
 }

@@ -29,12 +29,10 @@ struct HealthCommand: ParsableCommand {
     func run() throws {
         try configOption.activate()
         guard var (host, port) = try APISetup.listenSetting() else {
-            StandardStreams.err("printbridge: API_LISTEN is off: the agent serves no /healthz to ask")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_LISTEN is off: the agent serves no /healthz to ask")
         }
         guard port > 0 else {
-            StandardStreams.err("printbridge: API_LISTEN has port 0 (any free port): give the port the agent listens on")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_LISTEN has port 0 (any free port): give the port the agent listens on")
         }
         if host == "0.0.0.0" || host.isEmpty { host = "127.0.0.1" }
         if host == "::" { host = "::1" }
@@ -42,10 +40,9 @@ struct HealthCommand: ParsableCommand {
         switch Self.get(host: host, port: port, path: "/healthz", timeout: timeout) {
         case .success(let (status, body)):
             StandardStreams.out(body.isEmpty ? "HTTP \(status)" : body)
-            if status != 200 { throw ExitCode(1) }
+            if status != 200 { throw CommandFailure.unhealthy() }  // the body says why
         case .failure(let reason):
-            StandardStreams.err("printbridge: \(url): \(reason)")
-            throw ExitCode(1)
+            throw CommandFailure.unhealthy("\(url): \(reason)")
         }
     }
 

@@ -39,8 +39,7 @@ struct HistoryCommand: ParsableCommand {
         let store = try StateDirectory.openStore()
         let records: [PrintRecord]
         do { records = try store.printHistory(printer: printer, limit: limit) } catch {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("\(error)")
         }
         var output = LineWriter.standardOutput()
         defer { output.flush() }

@@ -31,22 +31,19 @@ struct PairCommand: ParsableCommand {
     func run() throws {
         try configOption.activate()
         guard let token = try APISetup.apiToken() else {
-            StandardStreams.err("printbridge: API_TOKEN or API_TOKEN_FILE not set: pairing gives the app the API token, so set one first")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_TOKEN or API_TOKEN_FILE not set: pairing gives the app the API token, so set one first")
         }
         let server = try url ?? Self.serverURL()
         let payload = JSONText.object([("url", JSONText.quoted(server)), ("token", JSONText.quoted(token))])
         let code: QRCode
         do throws(QRCode.TooLong) { code = try QRCode(text: payload) } catch {
-            StandardStreams.err("printbridge: the URL and token are too long for a QR code: \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("the URL and token are too long for a QR code: \(error)")
         }
         let png = PNGImage.encode(code)
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0, png.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == png.count else {
             if descriptor >= 0 { close(descriptor) }
-            StandardStreams.err("printbridge: cannot write \(out)")
-            throw ExitCodes.cannotCreate
+            throw CommandFailure.cannotCreate("cannot write \(out)")
         }
         close(descriptor)
         StandardStreams.out("Server:    \(server)")
@@ -60,8 +57,7 @@ struct PairCommand: ParsableCommand {
     /// http://HOST:PORT from API_LISTEN; a wildcard host becomes this machine's LAN address.
     static func serverURL() throws -> String {
         guard let listen = try APISetup.listenAddress(allowWithoutToken: true) else {
-            StandardStreams.err("printbridge: API_LISTEN is off: the app has nothing to talk to (give --url if it is served elsewhere)")
-            throw ExitCodes.config
+            throw CommandFailure.config("API_LISTEN is off: the app has nothing to talk to (give --url if it is served elsewhere)")
         }
         var host = listen.host
         if host == "0.0.0.0" || host == "::" || host.isEmpty { host = lanAddress() ?? "127.0.0.1" }

@@ -136,10 +136,10 @@ struct ReplayCommand: AsyncParsableCommand {
             undelivered = await Self.send(toSend, with: sender, output: &output)
         }
         if summary.unreadableFiles > 0 {
-            throw ExitCodes.noInput
+            throw CommandFailure.noInput()  // each unreadable file was named as it was read
         }
         if undelivered > 0 {
-            throw ExitCodes.unavailable
+            throw CommandFailure.unavailable()  // each push's outcome line says why
         }
     }
 
@@ -229,8 +229,7 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     private static func configError(_ message: String) -> Error {
-        StandardStreams.err("printbridge: \(message)")
-        return ExitCodes.config
+        CommandFailure.config(message)
     }
 
     private func printStatistics(_ summary: ReplayRun.Summary, elapsed: Double) {

@@ -47,9 +47,9 @@ struct SendTestCommand: AsyncParsableCommand {
             if tokenAction == nil, let advice = reason.advice {
                 StandardStreams.err("printbridge: \(reason): \(advice)")
             }
-            throw ExitCodes.unavailable
+            throw CommandFailure.unavailable()
         case .gaveUp:
-            throw ExitCodes.unavailable
+            throw CommandFailure.unavailable()  // the outcome line says why
         }
     }
 

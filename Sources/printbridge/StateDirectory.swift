@@ -27,8 +27,7 @@ enum StateDirectory {
 
     static func openStore() throws -> DeviceStore {
         do { return try DeviceStore(directory: path()) } catch {
-            StandardStreams.err("printbridge: \(error)")
-            throw ExitCodes.config
+            throw CommandFailure.config("\(error)")
         }
     }
 

@@ -200,7 +200,7 @@ import Testing
         agent.wait(upTo: 1) { false }
         #expect(ha.stats()["connections"] == 2)
         #expect(agent.alerts == Self.fullPrintAlerts, "resync brings no duplicate")
-        #expect(!agent.logged("reconnecting to Home Assistant").isEmpty)
+        #expect(agent.wait(upTo: 5) { !agent.logged("reconnecting to Home Assistant").isEmpty })
         #expect(agent.stop() == 0)
     }
 
@@ -736,7 +736,7 @@ import FoundationNetworking
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["HA_MAX_MESSAGE_MB": "1"])
         #expect(agent.wait(upTo: 15) { agent.log.contains("larger than 1 MiB (HA_MAX_MESSAGE_MB)") })
         #expect(agent.process.isRunning)
-        #expect(!agent.logged("reconnecting to Home Assistant").isEmpty)
+        #expect(agent.wait(upTo: 5) { !agent.logged("reconnecting to Home Assistant").isEmpty })
         #expect(agent.stop() == 0)
     }
 }

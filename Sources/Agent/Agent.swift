@@ -117,7 +117,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
                     await loop.handle(input)
                     hooks.handled(input)
                     if loop.isFinished { break }
-                    if case .deadline = input { loop.scheduleWake(afterWake: true) } else { loop.scheduleWake(afterWake: false) }
+                    loop.scheduleWake(afterWake: input.isDeadline)
                 }
                 group.cancelAll()
             }
@@ -126,6 +126,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         }
         inbox.continuation.finish()
         loop.finish()
+        // Everything queued is on disk before the process may exit.
+        await store.drain()
     }
 
     /// Tells the agent when another process changed the store.

@@ -21,6 +21,13 @@ public enum AgentInput: Sendable {
     case deadline(EpochTime)
 }
 
+extension AgentInput {
+    var isDeadline: Bool {
+        if case .deadline = self { return true }
+        return false
+    }
+}
+
 /// The way into a running agent for everything that is not Home Assistant:
 /// the app's API, SIGHUP, the sender's answers and the agent's own timer.
 /// Safe from any thread; an input sent after the agent stopped is dropped.

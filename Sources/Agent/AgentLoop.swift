@@ -122,7 +122,6 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         deliver(pipeline.fireDue(upTo: now))
         publishPrinters()
         carryOut(outbox.due(at: now))
-        agent.metrics.outbox(count: outbox.count, oldest: outbox.oldest)
     }
 
     /// Asks to be woken at the next deadline (an earlier one replaces the

@@ -89,10 +89,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
         }
         /// A check's failure: its line on stderr (a step that printed its own says nothing more).
         func report(_ error: any Error) {
-            if let failure = error as? CommandFailure, let message = failure.message {
-                StandardStreams.err("printbridge: \(message)")
-            }
-            failures += 1
+            if let message = (error as? CommandFailure)?.message { problem(message) } else { failures += 1 }
         }
         func problem(_ message: String) {
             StandardStreams.err("printbridge: \(message)")

@@ -249,6 +249,8 @@ final class AgentHarness: Sendable {
     let metrics: AgentMetrics
     let directory: String
     let store: DeviceStore
+    /// The store as the agent uses it (its queue): `drain` before reading `store` mid-run.
+    let agentStore: AgentStore
     let agent: Agent<AsyncStream<LinkEvent>>
     private let link: AsyncStream<LinkEvent>.Continuation
     private let reader = Mutex(HAFrameReader())
@@ -285,14 +287,14 @@ final class AgentHarness: Sendable {
         let logs = logs, handled = handled, calls = calls
         var logger = Logger(label: "agent-test") { _ in logs }
         logger.logLevel = .trace
+        agentStore = AgentStore(store, logger: logger)
         agent = Agent(
-            linkEvents: stream, sender: sender, store: AgentStore(store, logger: logger), clock: clock, planner: planner,
+            linkEvents: stream, sender: sender, store: agentStore, clock: clock, planner: planner,
             metrics: metrics, logger: logger, configuration: .init(endpoint: try HAEndpoint(url: "http://127.0.0.1:8123")),
             hooks: .init(
                 stopLink: {
                     calls.linkStopped.withLock { $0 = true }
-                    continuation.yield(.disconnected(.shuttingDown))
-                    continuation.finish()
+                    Self.end(continuation)
                 },
                 releaseMemory: { calls.trims.withLock { $0 += 1 } },
                 publishPrinters: { list in calls.published.withLock { $0 = list } },
@@ -344,9 +346,26 @@ final class AgentHarness: Sendable {
     }
 
     /// Ends HA's stream as the link does when it stops.
-    func endLink() {
+    func endLink() { Self.end(link) }
+
+    private static func end(_ link: AsyncStream<LinkEvent>.Continuation) {
         link.yield(.disconnected(.shuttingDown))
         link.finish()
+    }
+
+    /// A print's start and its settle time (START_SETTLE, 5 s): the started alert goes out.
+    func startPrintAndLetItSettle() async {
+        await startPrint()
+        await advance(by: 5)
+    }
+
+    /// Ends HA's stream and lets the 5 s grace for pushes in flight run out;
+    /// returns when the agent has stopped.
+    func stopAndLetTheGraceRunOut(_ run: Task<Void, any Error>) async throws {
+        endLink()
+        await handled.wait(for: .linkEnded, count: 1)
+        await advance(by: 5)
+        try await run.value
     }
 
     var alerts: [Push] { sender.pushes.filter { $0.kind == .alert } }

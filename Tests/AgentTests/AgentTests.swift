@@ -44,10 +44,10 @@ import Testing
         let h = try AgentHarness()
         h.sender.script(.gaveUp(cause: .connection("no route"), attempts: 3))
         try await withAgent(h) { h, _ in
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             await h.handled.wait(for: .answered, count: 1)
             #expect(h.sender.pushes.filter { $0.kind == .alert }.count == 1)
+            await h.agentStore.drain()
             let kept = try h.store.outbox()
             #expect(kept.count >= 1, "kept on disk until APNs answers")
             #expect(h.logs.messages(.warning).contains("APNs did not answer; the push stays in the outbox and is retried"))
@@ -68,10 +68,10 @@ import Testing
         let h = try AgentHarness(phones: [AgentHarness.phone, other])
         h.sender.script(.rejected(status: 410, reason: APNsReason("Unregistered"), tokenAction: .remove))
         try await withAgent(h) { h, _ in
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             await h.handled.wait(for: .answered, count: 2)
             let refused = try #require(h.alerts.first).token
+            await h.agentStore.drain()  // the verdict is written on the store's queue
             let tokens = try h.store.devices().map(\.apnsToken)
             #expect(!tokens.contains(refused))
             // The next alert goes to the other phone only.
@@ -91,8 +91,7 @@ import Testing
             let before = h.handled.kinds.filter { $0 == .devicesChanged }.count
             h.agent.inbox.devicesChanged()
             await h.handled.wait(for: .devicesChanged, count: before + 1)
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             await h.handled.wait(for: .answered, count: 1)
             #expect(h.alerts.map(\.token) == [newPhone])
         }
@@ -115,8 +114,7 @@ import Testing
     @Test func newSettingsApplyToTheNextChange() async throws {
         let h = try AgentHarness()
         try await withAgent(h) { h, _ in
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             h.agent.inbox.reconfigure(PlannerConfiguration(milestones: [10]))
             await h.handled.wait(for: .settings, count: 1)
             await h.set("_print_progress", "12")
@@ -130,8 +128,7 @@ import Testing
         h.sender.hold()
         try await testGracefulShutdown { trigger in
             let run = Task { try await h.agent.run() }
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             #expect(h.sender.heldCount == 1)
             trigger.triggerGracefulShutdown()
             await h.handled.wait(for: .linkEnded, count: 1)
@@ -148,13 +145,9 @@ import Testing
         let h = try AgentHarness()
         h.sender.hold()
         try await withAgent(h) { h, run in
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             #expect(h.sender.heldCount == 1)
-            h.endLink()
-            await h.handled.wait(for: .linkEnded, count: 1)
-            await h.advance(by: 5)  // the grace period
-            try await run.value
+            try await h.stopAndLetTheGraceRunOut(run)
         }
         #expect(try h.store.outbox().map(\.push.event) == [.started])
         #expect(h.logs.all.contains { $0.message == "push(es) kept in the outbox for the next start" && $0.metadata["outbox.count"] == "1" })
@@ -165,12 +158,8 @@ import Testing
         let first = try AgentHarness()
         first.sender.hold()
         try await withAgent(first) { h, run in
-            await h.startPrint()
-            await h.advance(by: 5)
-            h.endLink()
-            await h.handled.wait(for: .linkEnded, count: 1)
-            await h.advance(by: 5)
-            try await run.value
+            await h.startPrintAndLetItSettle()
+            try await h.stopAndLetTheGraceRunOut(run)
         }
         let kept = try first.store.outbox()
         #expect(kept.count == 1)
@@ -189,8 +178,7 @@ import Testing
     @Test func aDryRunCountsItsPushesAsDryRun() async throws {
         let h = try AgentHarness(sender: RecordingSender(deliveryKind: .dryRun))
         try await withAgent(h) { h, _ in
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             await h.handled.wait(for: .answered, count: 1)
         }
         #expect(h.metrics.exposition().contains("outcome=\"dry_run\""))
@@ -240,8 +228,7 @@ import Testing
         let h = try AgentHarness()
         h.sender.script(.gaveUp(cause: .connection("down"), attempts: 3))
         try await withAgent(h) { h, _ in
-            await h.startPrint()
-            await h.advance(by: 5)
+            await h.startPrintAndLetItSettle()
             await h.handled.wait(for: .answered, count: 1)
             h.sender.hold()
             await h.advance(by: 2)  // the retry goes out and waits for APNs

@@ -98,6 +98,14 @@ let package = Package(
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
 
+        // Settings: one typed value from the command line, environment, settings file and systemd credentials.
+        .target(
+            name: "AgentSettings",
+            dependencies: [
+                "PrintBridgeCore", "HomeAssistantLink", "ControlAPI", "APNsClient", "PrintBridgeLogging",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // Pairing the app: the server URL and API token as a QR code (terminal and PNG).
         .target(name: "Pairing"),
 
@@ -112,7 +120,7 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "Agent", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras",
+                "PrintBridgeCore", "Agent", "AgentSettings", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -158,6 +166,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),
+        .testTarget(
+            name: "AgentSettingsTests",
+            dependencies: ["AgentSettings", "PrintBridgeCore", "HomeAssistantLink", "APNsClient"]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries", "NamedThreads"]),

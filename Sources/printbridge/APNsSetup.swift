@@ -1,24 +1,24 @@
+import AgentSettings
 import APNsClient
 import ArgumentParser
 import PrintBridgeCore
 
-/// Reads the APNs settings from the environment and loads the key: the
-/// shared start of `send-test` and `replay --send`.
+/// Loads the APNs key and makes a sender from the settings: the shared
+/// start of `run`, `check-config`, `send-test` and `replay --send`.
 enum APNsSetup {
     /// A ready sender, or exit 78 with one clear line on stderr.
     /// - Parameter forRun: `run` and `check-config`: a missing setting also
     ///   names DRY_RUN, the way to start without APNs.
     static func sender(
-        forRun: Bool = false,
+        _ settings: Settings, forRun: Bool = false,
         onTokenRejected: @escaping APNsSender.TokenRejection = reportRejection,
         onConnectionReplaced: (@Sendable (Int) -> Void)? = nil
     ) throws -> APNsSender {
         let configuration: APNsConfiguration
-        do {
-            configuration = try APNsConfiguration.fromEnvironment(Self.settings())
-        } catch {
-            throw CommandFailure.config("\(error)\(StandardStreams.credentialHint(for: "APNS_KEY_PATH"))"
-                + (forRun ? "; or set DRY_RUN to true to run without sending" : ""))
+        switch settings.apns.configuration {
+        case .success(let value): configuration = value
+        case .failure(let problem):
+            throw CommandFailure.config(settings.line(for: problem) + (forRun ? "; or set DRY_RUN to true to run without sending" : ""))
         }
         do throws(any Error) {
             let key = try APNsSigningKey(path: configuration.keyPath)
@@ -28,12 +28,9 @@ enum APNsSetup {
                 configuration: configuration, key: key, client: try HTTP2Client(configuration: configuration, options: options),
                 onTokenRejected: onTokenRejected)
         } catch {
-            throw CommandFailure.config("\(error)")
+            throw CommandFailure.config(settings.naming("\(error)"))
         }
     }
-
-    /// The APNS_* settings, from the environment or the config file.
-    static func settings() -> [String: String] { ConfigFile.effectiveValues { $0.hasPrefix("APNS_") } }
 
     /// The default reaction to a refused token outside the daemon: say so.
     static let reportRejection: APNsSender.TokenRejection = { push, action, reason in

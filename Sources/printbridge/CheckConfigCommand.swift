@@ -1,3 +1,4 @@
+import AgentSettings
 import APNsClient
 import ArgumentParser
 import Dispatch
@@ -41,117 +42,85 @@ struct CheckConfigCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-api-auth"), help: "Check for `run --no-api-auth`: no API token is required.")
     var noAPIAuth = false
 
-    /// Every secret the settings hold: the tokens, whether given directly or
-    /// in files, and a password in a URL.
-    static func secretValues() -> [String] {
-        var values: [String] = []
-        for setting in ConfigFile.settings {
-            guard let value = StandardStreams.environment(setting.name) else { continue }
-            if setting.secret { values.append(value.trimming(" ")) }
-            if setting.name.hasSuffix("_TOKEN_FILE"), let text = StandardStreams.readSmallFile(value) {
-                values.append(String(text.filter { !$0.isWhitespace }))
-            }
-            // user:password@ in a URL.
-            let parts = value.split(separator: "://", maxSplits: 1)
-            if parts.count == 2, let authority = parts[1].split(separator: "/", maxSplits: 1).first,
-                let at = authority.lastIndex(of: "@")
-            {
-                let userinfo = authority[..<at]
-                if let colon = userinfo.firstIndex(of: ":") { values.append(String(userinfo[userinfo.index(after: colon)...])) }
-            }
-        }
-        // Longest first, so a secret inside another is not half replaced.
-        return values.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
-    }
-
     func run() async throws {
-        try configOption.activate()
-        StandardStreams.secrets.withLock { $0 = Self.secretValues() }
-        let file = ConfigFile.current.withLock { $0 }
-        StandardStreams.out("config file: \(file?.path ?? "none")")
-        for setting in ConfigFile.settings {
-            let source: String
-            let value: String
-            if let text = StandardStreams.processEnvironment(setting.name) {
-                (source, value) = ("environment", text)
-            } else if let text = file?.values[setting.name] {
-                (source, value) = ("file", text)
-            } else if let text = StandardStreams.environment(setting.name) {
-                (source, value) = ("systemd credentials", text)
-            } else {
-                continue
-            }
-            StandardStreams.out("\(setting.name.lowercased()): \(setting.secret ? "<redacted>" : value)  # from \(source)")
-        }
+        let settings = try configOption.settings()
+        let redacted = Redactor(settings)
+        func say(_ line: String) { StandardStreams.out(redacted(line)) }
         var failures = 0
-        func check(_ step: () throws -> Void) {
-            do { try step() } catch { report(error) }
+        func problem(_ message: String) {
+            StandardStreams.err(redacted("printbridge: \(message)"))
+            failures += 1
         }
         /// A check's failure: its line on stderr (a step that printed its own says nothing more).
         func report(_ error: any Error) {
-            if let message = (error as? CommandFailure)?.message { problem(message) } else { failures += 1 }
-        }
-        func problem(_ message: String) {
-            StandardStreams.err("printbridge: \(message)")
-            failures += 1
-        }
-        check { _ = try RunLog.bootstrap() }
-        check {
-            let endpoint = try RunCommand.haEndpoint()
-            _ = try RunCommand.haToken(endpoint: endpoint)
-            StandardStreams.out("home assistant: \(endpoint)")
-        }
-        if let path = StandardStreams.environment("HA_CA_FILE"), access(path, R_OK) != 0 {
-            problem("HA_CA_FILE \(path) cannot be read")
-        }
-        for name in ["HA_PING_INTERVAL", "HA_PONG_TIMEOUT", "HA_MAX_MESSAGE_MB", "HEALTH_HA_GRACE", "APNS_RETRY_MAX"] {
-            check { _ = try RunCommand.seconds(name) }
-        }
-        check { _ = try ReplayCommand.plannerConfiguration(bundleID: nil, milestones: nil, liveActivityInterval: nil) }
-        check {
-            if let listen = try APISetup.listenAddress(allowWithoutToken: noAPIAuth) {
-                StandardStreams.out("api: \(listen.host):\(listen.port)")
-                if !(try APISetup.trustedNetworks()).isEmpty {
-                    // The choice, said plainly: the unmodified app sends no token.
-                    var trusted = [StandardStreams.environment("API_TRUSTED_NETWORKS")].compactMap { $0 }
-                    if StandardStreams.environment("SUPERVISOR_TOKEN") != nil {
-                        trusted.append("\(APISetup.supervisorAddress) (Home Assistant's ingress proxy)")
-                    }
-                    StandardStreams.out("api: no token needed from \(trusted.joined(separator: ", ")); everyone else needs the API token")
-                }
+            if let failure = error as? CommandFailure {
+                if let message = failure.message { problem(message) } else { failures += 1 }
             } else {
-                StandardStreams.out("api: off")
+                problem("\(error)")
             }
         }
-        let apnsSet = !APNsSetup.settings().keys.filter { $0 != "APNS_BUNDLE_ID" }.isEmpty
-        var dryRun = self.dryRun
-        check {
-            let setting = try RunCommand.dryRunSetting()  // checked even with --dry-run, as run checks it
-            dryRun = dryRun || setting
+        func check(_ step: () throws -> Void) {
+            do { try step() } catch { report(error) }
         }
-        if dryRun && !apnsSet {
-            StandardStreams.out("apns: not configured (dry run)")
+
+        // The settings as `run` would see them.
+        say("config file: \(settings.file?.path ?? "none")")
+        for setting in SettingCatalog.all {
+            guard let value = settings.values[setting.name] else { continue }
+            say("\(setting.name.lowercased()): \(setting.secret ? "<redacted>" : value.text)  # from \(value.source.rawValue)")
+        }
+        // Every value that cannot be used, in the order above.
+        for found in settings.problems { problem(settings.line(for: found)) }
+        let faulty = Set(settings.problems.compactMap(\.setting))
+
+        // What `run` needs besides good values.
+        if faulty.isDisjoint(with: ["HA_URL", "HA_TOKEN_FILE"]) {
+            check {
+                let (endpoint, _) = try settings.haConnection()
+                say("home assistant: \(endpoint)")
+            }
+        }
+        if settings.problems(in: [.api]).isEmpty {
+            check {
+                if let listen = try APISetup.address(settings, allowWithoutToken: noAPIAuth) {
+                    say("api: \(listen.host):\(listen.port)")
+                    // The choice, said plainly: the unmodified app sends no token.
+                    var trusted = [settings.api.trustedNetworksText].compactMap { $0 }
+                    if settings.api.trustsIngressProxy {
+                        trusted.append("\(Settings.API.supervisorAddress) (Home Assistant's ingress proxy)")
+                    }
+                    if !trusted.isEmpty {
+                        say("api: no token needed from \(trusted.joined(separator: ", ")); everyone else needs the API token")
+                    }
+                } else {
+                    say("api: off")
+                }
+            }
+        }
+        let dryRun = self.dryRun || settings.delivery.dryRun
+        if dryRun && !settings.apns.isConfigured {
+            say("apns: not configured (dry run)")
         } else {
             check {
-                let sender = try APNsSetup.sender(forRun: true)
-                StandardStreams.out("apns: \(sender.configuration.environment == .production ? "production" : "sandbox"), key \(sender.configuration.keyID) parses as P-256")
+                let sender = try APNsSetup.sender(settings, forRun: true)
+                say("apns: \(sender.configuration.environment == .production ? "production" : "sandbox"), key \(sender.configuration.keyID) parses as P-256")
             }
         }
-        let directory = StateDirectory.path()
+        let directory = StateDirectory.path(settings)
         if access(directory, W_OK | X_OK) != 0 {
             problem("state directory \(directory) is not writable (set STATE_DIR)")
         } else {
-            StandardStreams.out("state directory: \(directory)")
+            say("state directory: \(directory)")
         }
-        let mapped = ConfigFile.current.withLock { $0?.printers ?? [] }
+        let mapped = settings.printers
         for printer in mapped {
             let roles = PrinterMap.roles.filter { printer.entities[$0.field] != nil }.map(\.name)
-            StandardStreams.out("mapped printer \(printer.prefix): \(roles.joined(separator: ", ")) (\(printer.profile.title))")
+            say("mapped printer \(printer.prefix): \(roles.joined(separator: ", ")) (\(printer.profile.title))")
         }
         if let printersFrom {
             check {
                 var listing = PrinterListing()
-                var reader = HAFrameReader(matcher: ConfigFile.matcher())
+                var reader = HAFrameReader(matcher: settings.matcher)
                 do {
                     var lines = try LineReader(path: printersFrom)
                     try lines.forEachLine { line, _ in
@@ -159,32 +128,30 @@ struct CheckConfigCommand: AsyncParsableCommand {
                         for message in messages { listing.take(reader.inputs(from: message)) }
                     }
                 } catch {
-                    problem("--printers-from: \(error)")
-                    throw error
+                    throw CommandFailure.noInput("--printers-from: \(error)")
                 }
-                listing.lines(mapped: mapped).forEach { StandardStreams.out($0) }
+                listing.lines(mapped: mapped).forEach(say)
             }
         }
         if printersFromHA {
             do {
-                let listing = try await Self.liveListing()
-                listing.lines(mapped: mapped).forEach { StandardStreams.out($0) }
+                let listing = try await Self.liveListing(settings)
+                listing.lines(mapped: mapped).forEach(say)
             } catch { report(error) }
         }
         if failures > 0 {
             throw CommandFailure.config("\(failures) problem(s) in the configuration")
         }
-        StandardStreams.out("configuration OK")
+        say("configuration OK")
     }
 
     /// Connects to Home Assistant like `run` and reads the printers from its
     /// registry and `get_states` answer (at most 30 seconds).
-    static func liveListing() async throws -> PrinterListing {
-        let endpoint = try RunCommand.haEndpoint()
-        let token = try RunCommand.haToken(endpoint: endpoint)
+    static func liveListing(_ settings: Settings) async throws -> PrinterListing {
+        let (endpoint, token) = try settings.haConnection()
         let link = HomeAssistantLink(
-            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
-            reader: HAFrameReader(matcher: ConfigFile.matcher()))
+            endpoint: endpoint, accessToken: token, caFile: settings.homeAssistant.caFile,
+            reader: HAFrameReader(matcher: settings.matcher))
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) { link.stop() }
         var listing = PrinterListing()
         var failure = "no states within 30 seconds"

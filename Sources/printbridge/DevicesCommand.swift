@@ -1,3 +1,4 @@
+import AgentSettings
 import ArgumentParser
 import DeviceStore
 import PrintBridgeCore
@@ -22,8 +23,7 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var configOption: ConfigOption
 
         func run() throws {
-            try configOption.activate()
-            let devices = try DevicesCommand.load()
+            let devices = try DevicesCommand.load(try configOption.settings())
             var output = LineWriter.standardOutput()
             defer { output.flush() }
             for device in devices {
@@ -86,8 +86,7 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var configOption: ConfigOption
 
         func run() throws {
-            try configOption.activate()
-            let store = try StateDirectory.openStore()
+            let store = try StateDirectory.openStore(try configOption.settings())
             try DevicesCommand.storeCall {
                 let registration = try store.register(
                     apnsToken: token, haURL: nil, printerPrefix: nil, printerName: name,
@@ -106,8 +105,7 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var configOption: ConfigOption
 
         func run() throws {
-            try configOption.activate()
-            let store = try StateDirectory.openStore()
+            let store = try StateDirectory.openStore(try configOption.settings())
             let removed = try DevicesCommand.storeCall { try store.removeDevice(id: id) }
             guard removed else {
                 throw CommandFailure.noInput("no device \(id)")
@@ -136,8 +134,7 @@ struct DevicesCommand: ParsableCommand {
         @OptionGroup var configOption: ConfigOption
 
         func run() throws {
-            try configOption.activate()
-            let store = try StateDirectory.openStore()
+            let store = try StateDirectory.openStore(try configOption.settings())
             let patch = DeviceStore.PreferencesPatch(
                 notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,
                 onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled)
@@ -149,8 +146,8 @@ struct DevicesCommand: ParsableCommand {
         }
     }
 
-    static func load() throws -> [Device] {
-        let store = try StateDirectory.openStore()
+    static func load(_ settings: Settings) throws -> [Device] {
+        let store = try StateDirectory.openStore(settings)
         return try storeCall { try store.devices() }
     }
 

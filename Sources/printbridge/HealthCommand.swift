@@ -1,3 +1,4 @@
+import AgentSettings
 import ArgumentParser
 import PrintBridgeCore
 
@@ -27,10 +28,15 @@ struct HealthCommand: ParsableCommand {
     }
 
     func run() throws {
-        try configOption.activate()
-        guard var (host, port) = try APISetup.listenSetting() else {
+        let settings = try configOption.settings()
+        if let problem = settings.problems(in: [.api]).first(where: { $0.setting == "API_LISTEN" }) {
+            throw settings.failure(problem)
+        }
+        guard let listen = settings.api.listen else {
             throw CommandFailure.config("API_LISTEN is off: the agent serves no /healthz to ask")
         }
+        var host = listen.host
+        let port = listen.port
         guard port > 0 else {
             throw CommandFailure.config("API_LISTEN has port 0 (any free port): give the port the agent listens on")
         }

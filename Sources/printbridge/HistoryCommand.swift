@@ -1,3 +1,4 @@
+import AgentSettings
 import ArgumentParser
 import ControlAPI
 import DeviceStore
@@ -35,8 +36,7 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        try configOption.activate()
-        let store = try StateDirectory.openStore()
+        let store = try StateDirectory.openStore(try configOption.settings())
         let records: [PrintRecord]
         do { records = try store.printHistory(printer: printer, limit: limit) } catch {
             throw CommandFailure.config("\(error)")

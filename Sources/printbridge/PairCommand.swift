@@ -1,3 +1,4 @@
+import AgentSettings
 import ArgumentParser
 import Pairing
 import PrintBridgeCore
@@ -29,11 +30,12 @@ struct PairCommand: ParsableCommand {
     @OptionGroup var configOption: ConfigOption
 
     func run() throws {
-        try configOption.activate()
-        guard let token = try APISetup.apiToken() else {
+        let settings = try configOption.settings()
+        try settings.check([.api])
+        guard let token = settings.api.token else {
             throw CommandFailure.config("API_TOKEN or API_TOKEN_FILE not set: pairing gives the app the API token, so set one first")
         }
-        let server = try url ?? Self.serverURL()
+        let server = try url ?? Self.serverURL(settings)
         let payload = JSONText.object([("url", JSONText.quoted(server)), ("token", JSONText.quoted(token))])
         let code: QRCode
         do throws(QRCode.TooLong) { code = try QRCode(text: payload) } catch {
@@ -55,8 +57,8 @@ struct PairCommand: ParsableCommand {
     }
 
     /// http://HOST:PORT from API_LISTEN; a wildcard host becomes this machine's LAN address.
-    static func serverURL() throws -> String {
-        guard let listen = try APISetup.listenAddress(allowWithoutToken: true) else {
+    static func serverURL(_ settings: Settings) throws -> String {
+        guard let listen = try APISetup.address(settings, allowWithoutToken: true) else {
             throw CommandFailure.config("API_LISTEN is off: the app has nothing to talk to (give --url if it is served elsewhere)")
         }
         var host = listen.host

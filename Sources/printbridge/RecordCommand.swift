@@ -1,3 +1,4 @@
+import AgentSettings
 import Agent
 import ArgumentParser
 import Dispatch
@@ -36,10 +37,10 @@ struct RecordCommand: AsyncParsableCommand {
     @OptionGroup var configOption: ConfigOption
 
     func run() async throws {
-        try configOption.activate()
-        let logger = try RunLog.bootstrap()
-        let endpoint = try RunCommand.haEndpoint()
-        let token = try RunCommand.haToken(endpoint: endpoint)
+        let settings = try configOption.settings()
+        let logger = try RunLog.bootstrap(settings)
+        try settings.check([.homeAssistant])
+        let (endpoint, token) = try settings.haConnection()
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw CommandFailure.cannotCreate("cannot write \(out): \(String(cString: strerror(errno)))")
@@ -50,7 +51,7 @@ struct RecordCommand: AsyncParsableCommand {
             close(descriptor)
         }
         let link = HomeAssistantLink(
-            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"), tapsFrames: true)
+            endpoint: endpoint, accessToken: token, caFile: settings.homeAssistant.caFile, tapsFrames: true)
         let signals = Self.stopOnSignals { link.stop() }
         defer { signals.forEach { $0.cancel() } }
         if let duration {

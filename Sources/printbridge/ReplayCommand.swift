@@ -1,3 +1,4 @@
+import AgentSettings
 import APNsClient
 import ArgumentParser
 import DeviceStore
@@ -87,10 +88,15 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var configOption: ConfigOption
 
     func run() async throws {
-        try configOption.activate()
-        var configuration = try Self.plannerConfiguration(
-            bundleID: bundleID, milestones: milestones, liveActivityInterval: liveActivityInterval)
-        let sender = send ? try APNsSetup.sender() : nil
+        // The options are the settings' highest source.
+        var options: [String: String] = [:]
+        options["APNS_BUNDLE_ID"] = bundleID
+        options["MILESTONES"] = milestones
+        options["LIVE_ACTIVITY_INTERVAL"] = liveActivityInterval.map { "\($0)" }
+        let settings = try configOption.settings(commandLine: options)
+        try settings.check([.planner])
+        var configuration = settings.planner
+        let sender = send ? try APNsSetup.sender(settings) : nil
         if let sender { configuration.bundleID = sender.configuration.bundleID }
         let lineFormat: PushLineFormat = format == .json ? .json : .text
         var store: DeviceStore?
@@ -104,12 +110,12 @@ struct ReplayCommand: AsyncParsableCommand {
         var run =
             if let devices {
                 ReplayRun(
-                    devices: try loadDevices(path: devices), planner: configuration, matcher: ConfigFile.matcher(),
+                    devices: try loadDevices(path: devices), planner: configuration, matcher: settings.matcher,
                     frameFilter: !noFrameFilter,
                     startingAt: send ? SystemClock().now() : nil, speed: speed ?? 1, restoring: remembered)
             } else {
                 ReplayRun.demo(
-                    planner: configuration, matcher: ConfigFile.matcher(), frameFilter: !noFrameFilter, restoring: remembered)
+                    planner: configuration, matcher: settings.matcher, frameFilter: !noFrameFilter, restoring: remembered)
             }
         var output = LineWriter.standardOutput()
         var toSend: [Push] = []
@@ -182,48 +188,6 @@ struct ReplayCommand: AsyncParsableCommand {
         return undelivered
     }
 
-    /// What and when to notify: options, else APNS_BUNDLE_ID, MILESTONES and
-    /// LIVE_ACTIVITY_INTERVAL (also used by `run` and `check-config`).
-    static func plannerConfiguration(
-        bundleID: String?, milestones: String?, liveActivityInterval: Double?
-    ) throws -> PlannerConfiguration {
-        var configuration = PlannerConfiguration()
-        if let bundle = bundleID ?? StandardStreams.environment("APNS_BUNDLE_ID") {
-            configuration.bundleID = bundle
-        }
-        if let text = milestones ?? StandardStreams.environment("MILESTONES") {
-            let parts = text.split(separator: ",").map { $0.trimmingSpaces }
-            let values = parts.compactMap { Int($0) }
-            guard values.count == parts.count else {
-                throw configError("MILESTONES must be whole percentages separated by commas, e.g. 25,50,75")
-            }
-            configuration.milestones = values
-        }
-        if let interval = liveActivityInterval {
-            configuration.liveActivityInterval = interval
-        } else if let text = StandardStreams.environment("LIVE_ACTIVITY_INTERVAL") {
-            guard let interval = Double(text) else { throw configError("LIVE_ACTIVITY_INTERVAL must be a number of seconds") }
-            configuration.liveActivityInterval = interval
-        }
-        for (name, field) in [
-            ("START_SETTLE", \PlannerConfiguration.startSettle), ("CANCEL_WINDOW", \.cancelWindow),
-            ("FLICKER_WINDOW", \.flickerWindow), ("REASON_WINDOW", \.reasonWindow),
-        ] {
-            guard let text = StandardStreams.environment(name) else { continue }
-            guard let seconds = Double(text) else { throw configError("\(name) must be a number of seconds") }
-            configuration[keyPath: field] = seconds
-        }
-        if let text = StandardStreams.environment("BED_COOLED_BELOW") {
-            guard let degrees = Double(text) else { throw configError("BED_COOLED_BELOW must be a temperature in °C") }
-            configuration.bedCooledBelow = degrees
-        }
-        if let language = StandardStreams.environment("ALERT_LANGUAGE") { configuration.language = language }
-        if let problem = configuration.problems().first {
-            throw configError(problem)
-        }
-        return configuration
-    }
-
     private func loadDevices(path: String) throws -> [Device] {
         do { return try DevicesFile.load(path: path) } catch { throw Self.configError("\(error)") }
     }
@@ -251,11 +215,3 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 }
 
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var slice = self
-        while slice.first == " " { slice.removeFirst() }
-        while slice.last == " " { slice.removeLast() }
-        return slice
-    }
-}

@@ -1,4 +1,5 @@
 import Agent
+import AgentSettings
 import APNsClient
 import ArgumentParser
 import ControlAPI
@@ -49,13 +50,12 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var configOption: ConfigOption
 
     func run() async throws {
-        try configOption.activate()
-        let logger = try RunLog.bootstrap()
-        let dryRunSetting = try Self.dryRunSetting()  // checked even with --dry-run
-        let dryRun = self.dryRun || dryRunSetting
-        let endpoint = try Self.haEndpoint()
-        let token = try Self.haToken(endpoint: endpoint)
-        let deviceStore = try StateDirectory.openStore()
+        let settings = try configOption.settings()
+        let logger = try RunLog.bootstrap(settings)
+        try settings.check([.delivery, .homeAssistant, .planner, .state])  // DRY_RUN checked even with --dry-run
+        let dryRun = self.dryRun || settings.delivery.dryRun
+        let (endpoint, token) = try settings.haConnection()
+        let deviceStore = try StateDirectory.openStore(settings)
         if let devices {
             do {
                 try Self.add(try DevicesFile.load(path: devices), to: deviceStore)
@@ -63,26 +63,22 @@ struct RunCommand: AsyncParsableCommand {
                 throw CommandFailure.config("\(error)")
             }
         }
-        let apns: APNsSender? = dryRun ? nil : try APNsSetup.sender(forRun: true) { _, _, _ in
+        let apns: APNsSender? = dryRun ? nil : try APNsSetup.sender(settings, forRun: true) { _, _, _ in
             // The agent acts on the verdict that comes with the push's outcome.
         } onConnectionReplaced: { waiting in
             logger.warning("the APNs connection stopped answering; it is replaced and its requests sent again",
                            metadata: ["apns.waiting": .stringConvertible(waiting)])
         }
         let sender: any PushSender = apns ?? DryRunSender(logger: logger)
-        let planner = try ReplayCommand.plannerConfiguration(
-            bundleID: apns?.configuration.bundleID, milestones: nil, liveActivityInterval: nil)
+        let planner = settings.planner
         var agentConfiguration = Agent<LinkEvents>.Configuration(endpoint: endpoint)
-        agentConfiguration.retryMaximum = try Self.seconds("APNS_RETRY_MAX") ?? 30
-        var sessionConfiguration = HASession.Configuration()
-        if let interval = try Self.seconds("HA_PING_INTERVAL") { sessionConfiguration.pingInterval = interval }
-        if let timeout = try Self.seconds("HA_PONG_TIMEOUT") { sessionConfiguration.pongTimeout = timeout }
+        agentConfiguration.retryMaximum = settings.delivery.retryMaximum
         let link = HomeAssistantLink(
-            endpoint: endpoint, accessToken: token, caFile: StandardStreams.environment("HA_CA_FILE"),
-            configuration: sessionConfiguration, reader: HAFrameReader(matcher: ConfigFile.matcher()),
-            maximumMessageBytes: Int((try Self.seconds("HA_MAX_MESSAGE_MB") ?? 64) * 1_048_576))
+            endpoint: endpoint, accessToken: token, caFile: settings.homeAssistant.caFile,
+            configuration: settings.homeAssistant.session, reader: HAFrameReader(matcher: settings.matcher),
+            maximumMessageBytes: settings.homeAssistant.maximumMessageBytes)
         let metrics = AgentMetrics(
-            haGracePeriod: try Self.seconds("HEALTH_HA_GRACE") ?? 60, apnsMode: dryRun ? "dry-run" : "configured")
+            haGracePeriod: settings.delivery.healthGrace, apnsMode: dryRun ? "dry-run" : "configured")
         metrics.readCounts { [link] in
             let events = link.eventStatistics
             return .init(
@@ -97,16 +93,17 @@ struct RunCommand: AsyncParsableCommand {
                 stopLink: { link.stop() }, releaseMemory: { FreedMemory.release() },
                 publishPrinters: { list in printers.withLock { $0 = list } }))
         let server = try APISetup.start(
-            store: deviceStore,
+            settings: settings, store: deviceStore,
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
             allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
         defer { server?.stop() }
         // SIGHUP: the settings file and the devices are read again.
+        let reload = SettingsReload(settings, logger: logger)
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         hangup.setEventHandler {
-            if let configuration = SettingsReload.reread(planner: planner, logger: logger) {
+            if let configuration = reload.reread() {
                 agent.inbox.reconfigure(configuration)
             }
             agent.inbox.devicesChanged()
@@ -122,6 +119,13 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             link.stop()
             throw CommandFailure.config("the device store \(deviceStore.path) cannot be read: \(error)")
+        }
+    }
+
+    /// Starts the link's threads, or exits 71 with the system's reason.
+    static func start(_ link: HomeAssistantLink) throws {
+        do { try link.start() } catch {
+            throw CommandFailure.system("\(error)")
         }
     }
 

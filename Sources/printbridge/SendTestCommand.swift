@@ -1,3 +1,4 @@
+import AgentSettings
 import APNsClient
 import ArgumentParser
 import PrintBridgeCore
@@ -31,8 +32,7 @@ struct SendTestCommand: AsyncParsableCommand {
     @OptionGroup var configOption: ConfigOption
 
     func run() async throws {
-        try configOption.activate()
-        let sender = try APNsSetup.sender()
+        let sender = try APNsSetup.sender(try configOption.settings())
         defer { sender.shutdown() }
         let push = testPush(bundleID: sender.configuration.bundleID, now: SystemClock().now())
         let outcome = await sender.send(push)

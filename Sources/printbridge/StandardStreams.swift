@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,45 +53,14 @@ enum StandardStreams {
     /// tasks never interleave).
     static func out(_ line: String) {
         var writer = LineWriter(descriptor: 1)
-        writer.write(redacted(line))
+        writer.write(line)
         writer.flush()
     }
 
-    /// Secrets that must never be printed, whatever a settings file holds
-    /// (`check-config` sets them: a value can end up inside another's).
-    static let secrets = Mutex<[String]>([])
-
-    /// `line` with every known secret replaced by `<redacted>`.
-    static func redacted(_ line: String) -> String {
-        let secrets = secrets.withLock { $0 }
-        guard !secrets.isEmpty else { return line }
-        var result = line
-        for secret in secrets where result.contains(secret) {
-            result = result.split(separator: secret, omittingEmptySubsequences: false).joined(separator: "<redacted>")
-        }
-        return result
-    }
-
-    /// A small text file's contents, or nil when it cannot be read.
-    static func readSmallFile(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// Writes one line to stderr at once (diagnostics must not wait behind stdout).
-    /// A setting taken from the settings file is named by its key and line there.
     static func err(_ line: String) {
         var writer = LineWriter(descriptor: 2)
-        let named = ConfigFile.current.withLock { $0 }?.namingKeys(in: line) ?? line
-        writer.write(redacted(named))
+        writer.write(line)
         writer.flush()
     }
 
@@ -118,43 +86,5 @@ enum StandardStreams {
         getrusage(RUSAGE_SELF, &usage)
         #endif
         return Int(usage.ru_maxrss) * 1024
-    }
-
-    /// A setting: the environment variable if set and non-empty, else the
-    /// config file's value (see ConfigFile).
-    static func environment(_ name: String) -> String? {
-        processEnvironment(name) ?? ConfigFile.current.withLock { $0?.values[name] } ?? credential(for: name)
-    }
-
-    /// systemd's credentials (LoadCredential=ha-token:…): the file for a
-    /// secret's path setting, when it is not set otherwise.
-    static let credentialNames = ["HA_TOKEN_FILE": "ha-token", "API_TOKEN_FILE": "api-token", "APNS_KEY_PATH": "apns-key.p8"]
-
-    private static func credential(for name: String) -> String? {
-        guard let file = credentialNames[name], let directory = processEnvironment("CREDENTIALS_DIRECTORY") else { return nil }
-        if name == "HA_TOKEN_FILE", processEnvironment("HA_TOKEN") != nil { return nil }
-        if name == "API_TOKEN_FILE", processEnvironment("API_TOKEN") != nil { return nil }
-        let path = directory + "/" + file
-        // A blank credential is the unit's default (SetCredential=name:\n)
-        // for a file that is not there yet: no credential.
-        guard let text = readSmallFile(path), text.contains(where: { !$0.isWhitespace }) else { return nil }
-        return path
-    }
-
-    /// " (the systemd credential ha-token is missing or empty)" when running
-    /// under systemd credentials and the one for `name` was not given, so a
-    /// start-up error names the file the owner has to create.
-    static func credentialHint(for name: String) -> String {
-        guard let file = credentialNames[name], processEnvironment("CREDENTIALS_DIRECTORY") != nil,
-            credential(for: name) == nil
-        else { return "" }
-        return " (the systemd credential \(file) is missing or empty)"
-    }
-
-    /// An environment variable, if set and non-empty.
-    static func processEnvironment(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        let text = String(cString: value)
-        return text.isEmpty ? nil : text
     }
 }

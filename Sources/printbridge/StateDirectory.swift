@@ -1,34 +1,28 @@
-import ArgumentParser
+import AgentSettings
 import DeviceStore
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where the agent keeps its store, shared by `run` and `devices`.
+/// Where the agent keeps its store, shared by `run`, `devices`, `history` and `check-config`.
 enum StateDirectory {
-    /// The state directory: STATE_DIR, else systemd's STATE_DIRECTORY, else /data
-    /// inside a Home Assistant add-on, else ~/.local/state/printbridge (created).
-    static func path() -> String {
-        if let directory = StandardStreams.environment("STATE_DIR") { return directory }
-        if let directory = StandardStreams.environment("STATE_DIRECTORY") {
-            return String(directory.split(separator: ":").first ?? Substring(directory))
+    /// The state directory; the default one under the home directory is created.
+    static func path(_ settings: Settings) -> String {
+        let location = settings.state
+        if location.isDefault {
+            var path = ""
+            for part in location.path.split(separator: "/", omittingEmptySubsequences: false) {
+                path += (path.isEmpty && part.isEmpty ? "" : "/") + part
+                if !path.isEmpty { mkdir(path, 0o700) }
+            }
         }
-        if StandardStreams.environment("SUPERVISOR_TOKEN") != nil { return "/data" }
-        let base = StandardStreams.environment("XDG_STATE_HOME") ?? ((StandardStreams.environment("HOME") ?? ".") + "/.local/state")
-        let directory = base + "/printbridge"
-        var path = ""
-        for part in directory.split(separator: "/", omittingEmptySubsequences: false) {
-            path += (path.isEmpty && part.isEmpty ? "" : "/") + part
-            if !path.isEmpty { mkdir(path, 0o700) }
-        }
-        return directory
+        return location.path
     }
 
-    static func openStore() throws -> DeviceStore {
-        do { return try DeviceStore(directory: path()) } catch {
+    static func openStore(_ settings: Settings) throws -> DeviceStore {
+        do { return try DeviceStore(directory: path(settings)) } catch {
             throw CommandFailure.config("\(error)")
         }
     }
-
 }

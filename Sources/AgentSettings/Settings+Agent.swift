@@ -1,0 +1,97 @@
+import Logging
+import PrintBridgeCore
+import PrintBridgeLogging
+
+/// The settings of the agent itself: delivery, logs, state, the planner.
+extension Settings {
+    /// How pushes go out and how health is judged.
+    public struct Delivery: Sendable {
+        /// DRY_RUN: print the pushes instead of sending them.
+        public let dryRun: Bool
+        /// APNS_RETRY_MAX: seconds at most between retries.
+        public let retryMaximum: Double
+        /// HEALTH_HA_GRACE: seconds HA may be away before /healthz is 503.
+        public let healthGrace: Double
+
+        init(_ reader: inout SettingReader) {
+            retryMaximum = reader.positiveNumber("APNS_RETRY_MAX", .delivery) ?? 30
+            dryRun = reader.flag("DRY_RUN", .delivery) ?? false
+            healthGrace = reader.positiveNumber("HEALTH_HA_GRACE", .delivery) ?? 60
+        }
+    }
+
+    /// Structured logs.
+    public struct Log: Sendable {
+        public let format: LogSetup.Format
+        public let level: Logger.Level
+
+        init(_ reader: inout SettingReader) {
+            var format = LogSetup.Format.json
+            var level = Logger.Level.info
+            // Each separately, so both a bad format and a bad level are named.
+            switch LogSetup.resolve(format: reader.text("LOG_FORMAT"), level: nil) {
+            case .success(let chosen): format = chosen.0
+            case .failure(let error): reader.problem(.log, "LOG_FORMAT", error.description)
+            }
+            switch LogSetup.resolve(format: "json", level: reader.text("LOG_LEVEL")) {
+            case .success(let chosen): level = chosen.1
+            case .failure(let error): reader.problem(.log, "LOG_LEVEL", error.description)
+            }
+            self.format = format
+            self.level = level
+        }
+    }
+
+    /// The state directory: STATE_DIR, else systemd's STATE_DIRECTORY, else
+    /// /data inside a Home Assistant add-on, else ~/.local/state/printbridge.
+    public struct StateLocation: Sendable {
+        public let path: String
+        /// The default under the home directory, which is created when first used.
+        public let isDefault: Bool
+
+        init(_ reader: inout SettingReader) {
+            if let directory = reader.text("STATE_DIR") {
+                (path, isDefault) = (directory, false)
+            } else if let directory = reader.environment("STATE_DIRECTORY") {
+                (path, isDefault) = (String(directory.split(separator: ":").first ?? Substring(directory)), false)
+            } else if reader.environment("SUPERVISOR_TOKEN") != nil {
+                (path, isDefault) = ("/data", false)
+            } else {
+                let base = reader.environment("XDG_STATE_HOME") ?? ((reader.environment("HOME") ?? ".") + "/.local/state")
+                (path, isDefault) = (base + "/printbridge", true)
+            }
+        }
+    }
+
+    /// What and when to notify: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL,
+    /// the pipeline's windows, BED_COOLED_BELOW and ALERT_LANGUAGE.
+    static func planner(_ reader: inout SettingReader) -> PlannerConfiguration {
+        var configuration = PlannerConfiguration()
+        if let bundle = reader.text("APNS_BUNDLE_ID") { configuration.bundleID = String(bundle.trimmingWhitespace) }
+        if let text = reader.text("MILESTONES") {
+            let parts = text.split(separator: ",").map { String($0).trimming(" ") }
+            let values = parts.compactMap { Int($0) }
+            if values.count == parts.count {
+                configuration.milestones = values
+            } else {
+                reader.problem(.planner, "MILESTONES", "MILESTONES must be whole percentages separated by commas, e.g. 25,50,75")
+            }
+        }
+        for (name, field, what) in [
+            ("LIVE_ACTIVITY_INTERVAL", \PlannerConfiguration.liveActivityInterval, "a number of seconds"),
+            ("START_SETTLE", \.startSettle, "a number of seconds"), ("CANCEL_WINDOW", \.cancelWindow, "a number of seconds"),
+            ("FLICKER_WINDOW", \.flickerWindow, "a number of seconds"), ("REASON_WINDOW", \.reasonWindow, "a number of seconds"),
+            ("BED_COOLED_BELOW", \.bedCooledBelow, "a temperature in °C"),
+        ] {
+            guard let text = reader.text(name) else { continue }
+            if let value = Double(text) {
+                configuration[keyPath: field] = value
+            } else {
+                reader.problem(.planner, name, "\(name) must be \(what)")
+            }
+        }
+        if let language = reader.text("ALERT_LANGUAGE") { configuration.language = language }
+        for problem in configuration.problems() { reader.problem(.planner, nil, problem) }
+        return configuration
+    }
+}

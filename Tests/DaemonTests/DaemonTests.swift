@@ -709,6 +709,13 @@ import FoundationNetworking
         agent.process.signal(SIGHUP)
         #expect(agent.wait(upTo: 5) { agent.log.contains("settings file not re-read, keeping the previous settings") })
         #expect(agent.log.contains("\(path):2: unexpected indentation"))
+        // A file that parses but holds a value the planner cannot use keeps the previous settings too.
+        try "milestones: 10,150\n".write(toFile: path, atomically: true, encoding: .utf8)
+        agent.process.signal(SIGHUP)
+        #expect(agent.wait(upTo: 5) {
+            !agent.logged("settings file not re-read, keeping the previous settings: a value is invalid",
+                          ["error": "milestone 150 is outside 1–99"]).isEmpty
+        })
         #expect(agent.process.isRunning)
         #expect(ha.stats()["connections"] == 1, "the HA connection stays up")
         #expect(agent.stop() == 0)

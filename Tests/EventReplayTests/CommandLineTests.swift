@@ -67,6 +67,17 @@ import Testing
         #expect(alerts.allSatisfy { $0.contains(#""topic":"org.example.Printers""#) })
     }
 
+    /// An option is the strongest source: the environment's value under it is not even read.
+    @Test func optionsWinOverTheEnvironment() throws {
+        let result = try run(
+            ["replay", Repo.sampleEvents + "/bambu-full-print.jsonl", "--milestones", "50", "--bundle-id", "org.example.Option"],
+            environment: ["MILESTONES": "not-a-number", "APNS_BUNDLE_ID": "org.example.Environment"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let alerts = result.stdout.split(separator: "\n").filter { $0.contains(#""push_type":"alert""#) }
+        #expect(alerts.filter { $0.contains(#""event":"milestone""#) }.count == 1)
+        #expect(!alerts.isEmpty && alerts.allSatisfy { $0.contains(#""topic":"org.example.Option""#) })
+    }
+
     @Test func statsGoToStderr() throws {
         let result = try run(["replay", Repo.sampleEvents + "/two-printers-with-noise.jsonl", "--stats"])
         #expect(result.stderr.hasPrefix("replay: "))

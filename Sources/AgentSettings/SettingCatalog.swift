@@ -66,8 +66,4 @@ public enum SettingCatalog {
 
     /// Position in the catalog, for ordering problems the way check-config lists settings.
     static let position: [String: Int] = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
-
-    public static func definition(_ name: String) -> SettingDefinition? {
-        position[name].map { all[$0] }
-    }
 }

@@ -18,7 +18,7 @@ import PrintBridgeCore
 public struct Settings: Sendable {
     /// The part of the agent a setting belongs to; a command checks the
     /// problems of the parts it uses.
-    public enum Section: Hashable, Sendable, CaseIterable {
+    public enum Section: Hashable, Sendable {
         case homeAssistant, api, apns, delivery, planner, log, state
     }
 

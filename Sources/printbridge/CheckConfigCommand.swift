@@ -25,7 +25,9 @@ struct CheckConfigCommand: AsyncParsableCommand {
             With --printers-from FILE (a recording, as `record` writes) or --printers-from-ha
             (connects to HA_URL and reads its entity registry and states), it also lists the
             printers it finds and the profile each is read through.
-            """
+
+            The settings (file key; the environment variable is its upper case):
+            """ + SettingCatalog.all.map { "\n  \($0.name.lowercased()): \($0.help)" }.joined()
     )
 
     @Option(name: .customLong("printers-from"), help: "List the printers found in this recording (from `record`).")

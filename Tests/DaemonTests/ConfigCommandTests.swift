@@ -286,6 +286,26 @@ import Testing
 }
 
 extension ConfigCommandTests {
+    /// `check-config --help` lists every setting with what it does: each key
+    /// the example settings file shows, commented out or not, is there.
+    @Test func helpListsEverySetting() throws {
+        let help = try CommandRunner.run(["check-config", "--help"])
+        #expect(help.status == 0, "\(help.stderr)")
+        let example = try String(
+            contentsOfFile: CommandRunner.repositoryRoot(from: #filePath) + "/Deploy/printbridge.example.yaml", encoding: .utf8)
+        let keys = example.split(separator: "\n").compactMap { line -> String? in
+            let text = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
+            guard let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLowercase || $0 == "_" }),
+                colon != text.startIndex
+            else { return nil }
+            return String(text[..<colon])
+        }
+        #expect(keys.count >= 25, "\(keys)")
+        for key in keys where key != "printers" {
+            #expect(help.stdout.contains("\(key): "), "\(key) missing from check-config --help")
+        }
+    }
+
     @Test func anAlertLanguageWithoutTextsIsRefusedAndTheOthersAccepted() throws {
         let refused = try check(["--dry-run"], environment: ["HA_URL": "http://h:8123", "HA_TOKEN": "t", "ALERT_LANGUAGE": "it"])
         #expect(refused.status == 78)

@@ -15,15 +15,15 @@ struct CheckConfigCommand: AsyncParsableCommand {
         commandName: "check-config",
         abstract: "Check the settings offline and print the effective configuration (secrets redacted).",
         discussion: """
-            Reads --config FILE (or $PRINTBRIDGE_CONFIG) and the environment (which wins), then
-            checks what can be checked without a network: HA_URL is well-formed, the HA and API
-            tokens can be read, the APNs key parses as a P-256 key, numbers are numbers, the
-            state directory is writable, log settings are known, the `printers:` map is
-            well-formed. Every problem is one line on stderr. Exit 0 when `run` would start,
+            Reads --config FILE (or $PRINTBRIDGE_CONFIG) and the environment (which wins), then \
+            checks what can be checked without a network: HA_URL is well-formed, the HA and API \
+            tokens can be read, the APNs key parses as a P-256 key, numbers are numbers, the \
+            state directory is writable, log settings are known, the `printers:` map is \
+            well-formed. Every problem is one line on stderr. Exit 0 when `run` would start, \
             78 otherwise.
 
-            With --printers-from FILE (a recording, as `record` writes) or --printers-from-ha
-            (connects to HA_URL and reads its entity registry and states), it also lists the
+            With --printers-from FILE (a recording, as `record` writes) or --printers-from-ha \
+            (connects to HA_URL and reads its entity registry and states), it also lists the \
             printers it finds and the profile each is read through.
 
             The settings (file key; the environment variable is its upper case):

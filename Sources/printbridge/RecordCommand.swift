@@ -15,11 +15,11 @@ struct RecordCommand: AsyncParsableCommand {
         commandName: "record",
         abstract: "Record what Home Assistant sends, in the format `replay` reads.",
         discussion: """
-            Connects like `run` (HA_URL, HA_TOKEN / HA_TOKEN_FILE) and writes every message
-            it receives (auth, the entity registry, the get_states snapshot, every
-            state_changed event, pongs) to FILE, one per line, exactly as received. Stops
-            after --duration seconds, or on Ctrl-C / SIGTERM. Share such a file to
-            reproduce a problem: `printbridge replay FILE`. It holds your entities' states,
+            Connects like `run` (HA_URL, HA_TOKEN / HA_TOKEN_FILE) and writes every message \
+            it receives (auth, the entity registry, the get_states snapshot, every \
+            state_changed event, pongs) to FILE, one per line, exactly as received. Stops \
+            after --duration seconds, or on Ctrl-C / SIGTERM. Share such a file to \
+            reproduce a problem: `printbridge replay FILE`. It holds your entities' states, \
             never the access token.
             """
     )

@@ -16,22 +16,22 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Replay recorded Home Assistant event files and print the pushes they would cause.",
         discussion: """
-            Each FILE holds one HA WebSocket message per line (see SampleEvents/README.md).
-            Time comes from the recorded time_fired, so throttling and milestones behave
-            as they did live. Prints one line per push on stdout; bad lines are reported
+            Each FILE holds one HA WebSocket message per line (see SampleEvents/README.md). \
+            Time comes from the recorded time_fired, so throttling and milestones behave \
+            as they did live. Prints one line per push on stdout; bad lines are reported \
             on stderr as FILE:LINE and skipped.
 
-            Without --devices, one demo device follows every printer with every
-            notification on and keeps a Live Activity open for every printer.
-            Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL, START_SETTLE, CANCEL_WINDOW,
+            Without --devices, one demo device follows every printer with every \
+            notification on and keeps a Live Activity open for every printer. \
+            Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL, START_SETTLE, CANCEL_WINDOW, \
             FLICKER_WINDOW, REASON_WINDOW, BED_COOLED_BELOW, ALERT_LANGUAGE (options win).
 
-            With --send (and --devices), the pushes go to APNs with the APNS_* credentials
-            (see `printbridge send-test --help`) as the print happened: the recording's
-            first moment becomes now, and each push is sent at its time, --speed times
-            faster than recorded. Live Activity updates are throttled on that played time
-            (--live-activity-interval is then real seconds between updates on the phone).
-            One JSON line per outcome is printed instead. Exit 69 if any push was not
+            With --send (and --devices), the pushes go to APNs with the APNS_* credentials \
+            (see `printbridge send-test --help`) as the print happened: the recording's \
+            first moment becomes now, and each push is sent at its time, --speed times \
+            faster than recorded. Live Activity updates are throttled on that played time \
+            (--live-activity-interval is then real seconds between updates on the phone). \
+            One JSON line per outcome is printed instead. Exit 69 if any push was not \
             delivered.
             """
     )

@@ -21,19 +21,19 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Watch Home Assistant and send pushes: the agent's main job.",
         discussion: """
-            Connects to HA_URL (http(s)://host:8123 or ws(s)://…/api/websocket; in an add-on
-            ws://supervisor/core/websocket) with the long-lived access token in HA_TOKEN or
-            the file HA_TOKEN_FILE (inside an add-on, SUPERVISOR_TOKEN). HA_CA_FILE adds a CA
-            for a self-signed HA certificate. It stays connected: pings every 30 s
-            (HA_PING_INTERVAL; no pong within HA_PONG_TIMEOUT, 10 s, reconnects), reconnects
-            with back-off, and resyncs from get_states without repeating alerts. Messages
+            Connects to HA_URL (http(s)://host:8123 or ws(s)://…/api/websocket; in an add-on \
+            ws://supervisor/core/websocket) with the long-lived access token in HA_TOKEN or \
+            the file HA_TOKEN_FILE (inside an add-on, SUPERVISOR_TOKEN). HA_CA_FILE adds a CA \
+            for a self-signed HA certificate. It stays connected: pings every 30 s \
+            (HA_PING_INTERVAL; no pong within HA_PONG_TIMEOUT, 10 s, reconnects), reconnects \
+            with back-off, and resyncs from get_states without repeating alerts. Messages \
             over HA_MAX_MESSAGE_MB (64) close the connection.
 
-            Pushes go to APNs (APNS_* settings, see `printbridge send-test --help`), or with
-            --dry-run are printed as JSON lines like `replay` prints them. Phones register
-            through the app's HTTP API on API_LISTEN (default 0.0.0.0:3000; "off" disables it),
-            which needs API_TOKEN or API_TOKEN_FILE (or --no-api-auth), or come from
-            --devices FILE (the replay format) or `printbridge devices add`. SIGTERM or SIGINT stops it: no new events,
+            Pushes go to APNs (APNS_* settings, see `printbridge send-test --help`), or with \
+            --dry-run are printed as JSON lines like `replay` prints them. Phones register \
+            through the app's HTTP API on API_LISTEN (default 0.0.0.0:3000; "off" disables it), \
+            which needs API_TOKEN or API_TOKEN_FILE (or --no-api-auth), or come from \
+            --devices FILE (the replay format) or `printbridge devices add`. SIGTERM or SIGINT stops it: no new events, \
             pushes in flight get up to 5 s, exit 0.
             """
     )

@@ -9,10 +9,10 @@ struct SendTestCommand: AsyncParsableCommand {
         commandName: "send-test",
         abstract: "Send one test push with the configured APNs credentials and print Apple's answer.",
         discussion: """
-            Credentials come from the environment: APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH,
-            APNS_BUNDLE_ID, APNS_PRODUCTION (true for the production environment, default
-            sandbox), APNS_BASE_URL and APNS_CA_FILE (a local test server).
-            Exit codes: 0 delivered, 69 not delivered (Apple's reason is printed),
+            Credentials come from the environment: APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH, \
+            APNS_BUNDLE_ID, APNS_PRODUCTION (true for the production environment, default \
+            sandbox), APNS_BASE_URL and APNS_CA_FILE (a local test server). \
+            Exit codes: 0 delivered, 69 not delivered (Apple's reason is printed), \
             64 usage error, 78 configuration error.
             """
     )

@@ -28,8 +28,9 @@ let package = Package(
         // For Fuzz/ (libFuzzer targets, a package of their own).
         .library(name: "ControlAPI", targets: ["ControlAPI"]),
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
-        // For Benchmarks/ (a package of its own): the APNs client and the C libraries.
+        // For Benchmarks/ (a package of its own): the APNs client, the settings and the C libraries.
         .library(name: "APNsClient", targets: ["APNsClient"]),
+        .library(name: "AgentSettings", targets: ["AgentSettings"]),
         .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
     ],
     dependencies: [

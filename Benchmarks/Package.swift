@@ -20,6 +20,7 @@ let package = Package(
         // HTTP/2 server (scripts/bench/apns_benchmark.py).
         .executableTarget(name: "APNsBenchmark", dependencies: [
             .product(name: "APNsClient", package: "PrintBridge"), .product(name: "PrintBridgeCore", package: "PrintBridge"),
+            .product(name: "AgentSettings", package: "PrintBridge"),
         ]),
         // The daemon benchmark's footprint floor: the C libraries alone
         // (scripts/bench/daemon_benchmark.py).

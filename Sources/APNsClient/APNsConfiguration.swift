@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PrintBridgeCore
 
 /// Where and as whom to send: the seed server's APNS_* settings.
@@ -73,20 +70,6 @@ public struct APNsConfiguration: Hashable, Sendable {
         problems += configuration.problems(skippingMissing: true)
         guard problems.isEmpty else { throw APNsConfigurationError(problems: problems) }
         return configuration
-    }
-
-    /// `fromEnvironment` on this process's environment.
-    public static func fromProcessEnvironment() throws(APNsConfigurationError) -> APNsConfiguration {
-        var values: [String: String] = [:]
-        var cursor = environ
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                values[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            cursor += 1
-        }
-        return try fromEnvironment(values)
     }
 
     /// Everything wrong with these values (the key file is checked when loaded).

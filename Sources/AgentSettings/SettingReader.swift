@@ -13,6 +13,16 @@ struct SettingReader {
 
     func text(_ name: String) -> String? { values[name]?.text }
 
+    /// " (the systemd credential ha-token is missing or empty)" when running
+    /// under systemd credentials and `name` (a secret's path setting) is set
+    /// by nothing, so a start-up error names the file the owner has to create.
+    func credentialHint(for name: String) -> String {
+        guard let file = SettingSources.credentialNames[name], environment("CREDENTIALS_DIRECTORY") != nil,
+            values[name] == nil
+        else { return "" }
+        return " (the systemd credential \(file) is missing or empty)"
+    }
+
     /// A process fact that is not a setting (SUPERVISOR_TOKEN, HOME, …).
     func environment(_ name: String) -> String? { sources.environment[name] }
 

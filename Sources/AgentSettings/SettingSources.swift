@@ -62,15 +62,6 @@ public struct SettingSources: Sendable {
         return path
     }
 
-    /// " (the systemd credential ha-token is missing or empty)" when running
-    /// under systemd credentials and the one for `name` was not given, so a
-    /// start-up error names the file the owner has to create.
-    func credentialHint(for name: String) -> String {
-        guard let file = Self.credentialNames[name], environment["CREDENTIALS_DIRECTORY"] != nil,
-            credential(for: name) == nil
-        else { return "" }
-        return " (the systemd credential \(file) is missing or empty)"
-    }
 
     /// Every environment variable that is set and not empty.
     static func processEnvironment() -> [String: String] {

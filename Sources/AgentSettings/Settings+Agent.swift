@@ -26,19 +26,18 @@ extension Settings {
         public let level: Logger.Level
 
         init(_ reader: inout SettingReader) {
-            var format = LogSetup.Format.json
-            var level = Logger.Level.info
-            // Each separately, so both a bad format and a bad level are named.
-            switch LogSetup.resolve(format: reader.text("LOG_FORMAT"), level: nil) {
-            case .success(let chosen): format = chosen.0
-            case .failure(let error): reader.problem(.log, "LOG_FORMAT", error.description)
+            switch LogSetup.format(reader.text("LOG_FORMAT")) {
+            case .success(let chosen): format = chosen
+            case .failure(let error):
+                format = .json
+                reader.problem(.log, "LOG_FORMAT", error.description)
             }
-            switch LogSetup.resolve(format: "json", level: reader.text("LOG_LEVEL")) {
-            case .success(let chosen): level = chosen.1
-            case .failure(let error): reader.problem(.log, "LOG_LEVEL", error.description)
+            switch LogSetup.level(reader.text("LOG_LEVEL")) {
+            case .success(let chosen): level = chosen
+            case .failure(let error):
+                level = .info
+                reader.problem(.log, "LOG_LEVEL", error.description)
             }
-            self.format = format
-            self.level = level
         }
     }
 

@@ -36,7 +36,7 @@ extension Settings {
             }
             self.token = token
             caFile = reader.text("HA_CA_FILE")
-            if let caFile, reader.sources.read(caFile) == nil {
+            if let caFile, access(caFile, R_OK) != 0 {  // libwebsockets reads it when connecting
                 reader.problem(.homeAssistant, "HA_CA_FILE", "HA_CA_FILE \(caFile) cannot be read")
             }
             var session = HASession.Configuration()
@@ -44,7 +44,7 @@ extension Settings {
             if let timeout = reader.positiveNumber("HA_PONG_TIMEOUT", .homeAssistant) { session.pongTimeout = timeout }
             self.session = session
             maximumMessageBytes = Int((reader.positiveNumber("HA_MAX_MESSAGE_MB", .homeAssistant) ?? 64) * 1_048_576)
-            missingTokenHint = reader.sources.credentialHint(for: "HA_TOKEN_FILE")
+            missingTokenHint = reader.credentialHint(for: "HA_TOKEN_FILE")
         }
 
         /// Where and with what token to connect, or the problem of the one missing.
@@ -104,7 +104,7 @@ extension Settings {
                 }
             }
             trustedNetworks = trusted
-            missingTokenHint = reader.sources.credentialHint(for: "API_TOKEN_FILE")
+            missingTokenHint = reader.credentialHint(for: "API_TOKEN_FILE")
         }
 
         /// API_LISTEN as host (brackets off) and port: an address, since the
@@ -159,7 +159,7 @@ extension Settings {
                 configuration = .success(try APNsConfiguration.fromEnvironment(given))
             } catch {
                 configuration = .failure(SettingProblem(
-                    .apns, nil, "\(error)" + reader.sources.credentialHint(for: "APNS_KEY_PATH")))
+                    .apns, nil, "\(error)" + reader.credentialHint(for: "APNS_KEY_PATH")))
             }
         }
     }

@@ -42,17 +42,14 @@ extension Settings {
         return result
     }
 
-    /// Every secret the settings hold: the tokens, whether given directly or
-    /// in files, and a password in a URL. Longest first, so a secret inside
-    /// another is not half replaced.
+    /// Every secret the settings hold: the tokens as read (given directly,
+    /// from their files or the Supervisor), and a password in a URL. Longest
+    /// first, so a secret inside another is not half replaced.
     public var secretValues: [String] {
-        var secrets: [String] = []
+        var secrets = [homeAssistant.token, api.token].compactMap { $0 }
         for setting in SettingCatalog.all {
             guard let value = values[setting.name]?.text else { continue }
             if setting.secret { secrets.append(value.trimming(" ")) }
-            if setting.name.hasSuffix("_TOKEN_FILE"), let text = sources.read(value) {
-                secrets.append(String(text.filter { !$0.isWhitespace }))
-            }
             // user:password@ in a URL.
             let parts = value.split(separator: "://", maxSplits: 1)
             if parts.count == 2, let authority = parts[1].split(separator: "/", maxSplits: 1).first,
@@ -62,7 +59,6 @@ extension Settings {
                 if let colon = userinfo.firstIndex(of: ":") { secrets.append(String(userinfo[userinfo.index(after: colon)...])) }
             }
         }
-        if let token = homeAssistant.token { secrets.append(token) }
         return secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
     }
 

@@ -4,28 +4,22 @@ import Logging
 public enum LogSetup {
     public enum Format: String, Sendable { case json, text }
 
-    /// LOG_FORMAT (json|text; default: text on a terminal, else json) and
-    /// LOG_LEVEL (trace…critical; default info). Nil plus a reason when a value is wrong.
-    public static func resolve(format: String?, level: String?, sink: LogSink = .standardOutput)
-        -> Result<(Format, Logger.Level), SetupError>
-    {
-        let chosenFormat: Format
-        if let format {
-            guard let value = Format(rawValue: format.lowercased()) else {
-                return .failure(SetupError(description: "LOG_FORMAT must be json or text"))
-            }
-            chosenFormat = value
-        } else {
-            chosenFormat = sink.isTerminal ? .text : .json
+    /// LOG_FORMAT: json or text; when unset, text on a terminal, else json.
+    public static func format(_ text: String?, sink: LogSink = .standardOutput) -> Result<Format, SetupError> {
+        guard let text else { return .success(sink.isTerminal ? .text : .json) }
+        guard let format = Format(rawValue: text.lowercased()) else {
+            return .failure(SetupError(description: "LOG_FORMAT must be json or text"))
         }
-        var chosenLevel = Logger.Level.info
-        if let level {
-            guard let value = Logger.Level(rawValue: level.lowercased()) else {
-                return .failure(SetupError(description: "LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical"))
-            }
-            chosenLevel = value
+        return .success(format)
+    }
+
+    /// LOG_LEVEL: trace…critical; info when unset.
+    public static func level(_ text: String?) -> Result<Logger.Level, SetupError> {
+        guard let text else { return .success(.info) }
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            return .failure(SetupError(description: "LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical"))
         }
-        return .success((chosenFormat, chosenLevel))
+        return .success(level)
     }
 
     /// Bootstraps swift-log once for the process.

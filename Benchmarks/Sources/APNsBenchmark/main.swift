@@ -2,6 +2,7 @@
 // environment (a local mock in the benchmark) with C in flight at once, and
 // prints one JSON line: pushes/s, latency percentiles, peak RSS, connections.
 // Run by scripts/bench/apns_benchmark.py; not installed.
+import AgentSettings
 import APNsClient
 import PrintBridgeCore
 
@@ -35,7 +36,8 @@ func peakRSSMiB() -> Double {
 
 let count = argument("--count", default: 10_000)
 let concurrency = argument("--concurrency", default: 100)
-let configuration = try APNsConfiguration.fromProcessEnvironment()
+// The APNS_* settings read as the agent reads them.
+let configuration = try Settings(sources: .process(file: nil)).apns.configuration.get()
 let sender = try APNsSender(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath))
 let token = String(repeating: "ab", count: 32)
 let payload = try AlertPayload(

@@ -20,7 +20,7 @@ import Testing
     @Test func textFormatIsOneReadableLinePerPush() throws {
         let result = try run(["replay", Repo.sampleEvents + "/milestone-jump.jsonl", "--format", "text"])
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 8)
+        #expect(lines.count == 10)
         #expect(lines.contains { $0.contains("milestone → d0d0d0…d0d0 [alert, p10]  75% Complete — tall_vase on X1C") })
     }
 
@@ -35,7 +35,7 @@ import Testing
         let result = try run(["replay", "/nonexistent.jsonl", Repo.sampleEvents + "/milestone-jump.jsonl"])
         #expect(result.status == 66)
         #expect(result.stderr.contains("/nonexistent.jsonl: cannot read file: No such file or directory"))
-        #expect(result.stdout.split(separator: "\n").count == 8)
+        #expect(result.stdout.split(separator: "\n").count == 10)
     }
 
     @Test func configurationMistakesExit78WithoutOutput() throws {

@@ -38,7 +38,7 @@ import Testing
 
     @Test func prusaLinkAttentionIsAPauseStoppedIsACancel() {
         #expect(alerts("prusalink-prints.jsonl") == [
-            "prusa_mk4 started", "prusa_mk4 milestone", "prusa_mk4 paused", "prusa_mk4 milestone",
+            "prusa_mk4 started", "prusa_mk4 milestone", "prusa_mk4 paused", "prusa_mk4 resumed", "prusa_mk4 milestone",
             "prusa_mk4 milestone", "prusa_mk4 complete", "prusa_mk4 started", "prusa_mk4 milestone",
             "prusa_mk4 cancelled",
         ])
@@ -51,7 +51,8 @@ import Testing
 
     @Test func moonrakerKeepsRealValuesThroughPauseAndEnds() {
         #expect(alerts("moonraker-prints.jsonl") == [
-            "voron started", "voron milestone", "voron milestone", "voron paused", "voron milestone", "voron complete",
+            "voron started", "voron milestone", "voron milestone", "voron paused", "voron resumed", "voron milestone",
+            "voron complete",
             "voron started", "voron milestone", "voron cancelled", "voron started", "voron failed",
         ])
         #expect(ends("moonraker-prints.jsonl") == [

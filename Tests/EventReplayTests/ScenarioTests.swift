@@ -28,7 +28,8 @@ import Testing
 
     @Test func pauseAndResume() {
         #expect(alerts("bambu-pause-resume.jsonl") == [
-            "x1c started", "x1c milestone", "x1c paused", "x1c milestone", "x1c milestone", "x1c complete",
+            "x1c started", "x1c milestone", "x1c paused", "x1c resumed", "x1c milestone", "x1c milestone",
+            "x1c complete",
         ])
         let statusUpdates = replay([Repo.sampleEvents + "/bambu-pause-resume.jsonl"]).pushes.filter {
             $0.event == .update && $0.priority == 10
@@ -73,7 +74,8 @@ import Testing
 
     @Test func whatHappensDuringPreparation() {
         #expect(alerts("bambu-preparation.jsonl") == [
-            "x1c paused", "p1s cancelled", "x1c milestone", "x1c milestone", "x1c milestone", "x1c complete",
+            "x1c paused", "p1s cancelled", "x1c resumed", "x1c milestone", "x1c milestone", "x1c milestone",
+            "x1c complete",
         ])
     }
 
@@ -101,6 +103,10 @@ import Testing
         let result = replay([Repo.sampleEvents + "/milestone-jump.jsonl"])
         let milestones = result.pushes.filter { $0.event == .milestone }
         #expect(milestones.compactMap { $0.json["printerState"]?["progress"]?.intValue } == [75])
+        // An hour off Wi-Fi mid-print: told once, and the return quietly.
+        #expect(result.pushes.filter { $0.kind == .alert }.map(\.event) == [
+            .started, .offline, .backOnline, .milestone, .complete,
+        ])
     }
 
     @Test func everyContentStateDecodesLikeIOSAndEveryPayloadFits() throws {

@@ -12,7 +12,12 @@ import Testing
         _ = apply(.status, "running")
         _ = apply(.progress, "42")
         _ = apply(.remainingTime, "30", attributes: ["unit_of_measurement": "min"])
-        for junk in ["unavailable", "unknown", "offline", "", "garbage"] {
+        let silent = apply(.status, "unavailable")
+        #expect(silent?.current.silentSince != nil, "the printer went quiet")
+        var known = silent?.current
+        known?.silentSince = nil
+        #expect(known == silent?.previous, "and nothing known changed")
+        for junk in ["unknown", "offline", "", "garbage"] {
             #expect(apply(.status, junk) == nil)
         }
         for junk in ["unavailable", "unknown", "NaN", "150", "-1"] {
@@ -22,6 +27,21 @@ import Testing
         #expect(cache["x1c"]?.status == .running)
         #expect(cache["x1c"]?.progress == 42)
         #expect(cache["x1c"]?.remainingSeconds == 1800)
+    }
+
+    /// Back with the status it had, only the silence ends: when the status
+    /// last changed stays (a print's id and times derive from it).
+    @Test mutating func backWithTheSameStatusOnlyEndsTheSilence() {
+        _ = cache.apply(EntityMatch(prefix: "x1c", field: .status), state: HA.state("sensor.x1c_f", "running", at: 100))
+        _ = cache.apply(
+            EntityMatch(prefix: "x1c", field: .status), state: HA.state("sensor.x1c_f", "unavailable", at: 200),
+            at: EpochTime(seconds: 200))
+        #expect(cache["x1c"]?.silentSince == EpochTime(seconds: 200))
+        let back = cache.apply(
+            EntityMatch(prefix: "x1c", field: .status), state: HA.state("sensor.x1c_f", "running", at: 300))
+        #expect(back?.current.silentSince == nil)
+        #expect(back?.current.changedAt[.status] == EpochTime(seconds: 100))
+        #expect(back?.current.status == .running)
     }
 
     @Test mutating func repeatedValuesAreNotChanges() {

@@ -42,9 +42,9 @@ import Testing
         #expect(paused.liveActivity.first?.priority == 10)
         #expect(paused.liveActivity.first?.json["aps"]?["content-state"]?["status"] == .string("paused"))
         let resumed = h.set(HA.x1c, "_print_status", "running", after: 600)
-        #expect(resumed.events == [.update], "resume is not a new start")
-        #expect(resumed.first?.priority == 10)
-        #expect(resumed.first?.json["aps"]?["content-state"]?["status"] == .string("running"))
+        #expect(resumed.events == [.resumed, .update], "resume is not a new start, and the paused alert is replaced")
+        #expect(resumed.liveActivity.first?.priority == 10)
+        #expect(resumed.liveActivity.first?.json["aps"]?["content-state"]?["status"] == .string("running"))
     }
 
     @Test func failedAndCancelled() {

@@ -60,7 +60,7 @@ extension Push {
             "the Live Activity keeps exactly the app's keys")
         #expect(h.wait(600).isEmpty, "the runout's HMS error was the pause's reason, not an alert of its own")
         h.hms(HA.x1c, [], after: 60)
-        #expect(h.set(HA.x1c, "_print_status", "running", after: 1).events == [.update])
+        #expect(h.set(HA.x1c, "_print_status", "running", after: 1).events == [.resumed, .update])
     }
 
     @Test func aPauseWithNoReasonIsToldWhenTheWindowEndsWithoutOne() {

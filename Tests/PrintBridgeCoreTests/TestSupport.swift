@@ -49,6 +49,9 @@ enum HA {
 struct PipelineHarness {
     let clock = ManualClock(EpochTime(seconds: 1_000_000))
     var pipeline: PrinterPipeline
+    /// One reader for every message, as a connection has: it learns which
+    /// printers exist (an OctoPrint's `_job_percentage` counts beside its status).
+    var reader = HAFrameReader()
     var pushes: [Push] = []
     /// Prints that ended, for the history.
     var prints: [PrintRecord] = []
@@ -66,7 +69,26 @@ struct PipelineHarness {
         let time = clock.now() + after
         let due = pipeline.fireDue(upTo: time)
         clock.set(time)
-        let handled = pipeline.handle(HA.event(HA.entity(prefix, suffix), value, attributes: attributes, at: time.seconds))
+        var handled = PrinterPipeline.Output()
+        for input in reader.inputs(from: HA.event(HA.entity(prefix, suffix), value, attributes: attributes, at: time.seconds)) {
+            let output = pipeline.handle(input)
+            handled.pushes += output.pushes
+            handled.prints += output.prints
+        }
+        let produced = due.pushes + handled.pushes
+        pushes += produced
+        prints += due.prints + handled.prints
+        return produced
+    }
+
+    /// An integration's bus event about a printer (ha-bambulab's
+    /// `event_print_failed`, …) at the clock's time plus `after` seconds.
+    @discardableResult
+    mutating func busEvent(_ prefix: String, _ type: String, after: Double = 0) -> [Push] {
+        let time = clock.now() + after
+        let due = pipeline.fireDue(upTo: time)
+        clock.set(time)
+        let handled = pipeline.handle(PrinterInput(time: time, .printerEvent(prefix: prefix, type: type)))
         let produced = due.pushes + handled.pushes
         pushes += produced
         prints += due.prints + handled.prints

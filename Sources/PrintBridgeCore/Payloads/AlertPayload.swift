@@ -15,9 +15,12 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         }
 
         public var alert: Alert
-        public var sound: String
+        /// `default`; nil (no key, no sound) for a quiet note.
+        public var sound: String?
         public var threadID: String
-        /// `time-sensitive` for a serious or fatal printer error; nil otherwise (iOS's `active`).
+        /// `time-sensitive` for a serious or fatal printer error, `passive`
+        /// for a quiet note that replaces an earlier alert; nil otherwise
+        /// (iOS's `active`).
         public var interruptionLevel: String?
 
         enum CodingKeys: String, CodingKey {
@@ -30,7 +33,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
     /// The seed's `PrinterNotificationPayload` subset the app reads.
     public struct PrinterState: Encodable, Hashable, Sendable {
         /// print_started, print_complete, print_failed, print_paused,
-        /// print_cancelled, progress_milestone; printer_error, bed_cooled.
+        /// print_cancelled, progress_milestone; printer_error, bed_cooled,
+        /// print_resumed, printer_offline, printer_back_online.
         public var type: String
         public var prefix: String
         public var progress: Int
@@ -126,10 +130,23 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
                 arguments["minutes"] = .count(minutes)
             }
             (title, body, type) = (catalog.text(.bedCooledTitle), catalog.text(.bedCooledBody, arguments), "bed_cooled")
+        case .resumed:
+            (title, body, type) = (catalog.text(.resumedTitle), catalog.text(.resumedBody, names), "print_resumed")
+            level = "passive"
+        case .offline:
+            (title, body, type) = (catalog.text(.offlineTitle), catalog.text(.offlineBody, names), "printer_offline")
+        case .backOnline:
+            (title, body, type) = (
+                catalog.text(.backOnlineTitle), catalog.text(.backOnlineBody, names), "printer_back_online"
+            )
+            level = "passive"
         case .update, .end, .start:
             (title, body, type) = ("Printer Update", "Update from \(printerName)", "printer_update")
         }
-        aps = APS(alert: .init(title: title, body: body), sound: "default", threadID: prefix, interruptionLevel: level)
+        // A quiet note replaces an alert without a sound (iOS: `passive`).
+        aps = APS(
+            alert: .init(title: title, body: body), sound: level == "passive" ? nil : "default", threadID: prefix,
+            interruptionLevel: level)
         printerState = PrinterState(
             type: type, prefix: prefix, progress: milestone ?? progress, status: status.rawValue,
             filename: fileName, reason: reason)

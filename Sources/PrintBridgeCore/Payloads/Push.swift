@@ -13,6 +13,12 @@ public struct Push: Hashable, Sendable {
         /// A printer (HMS) error, told on its own; the bed cooled after a finish.
         case printerError = "printer_error"
         case bedCooled = "bed_cooled"
+        /// A paused print goes on: a quiet note that replaces "Print Paused".
+        case resumed
+        /// The printer of a print under way stopped reporting; it is back
+        /// (a quiet note that replaces "Printer Offline").
+        case offline
+        case backOnline = "back_online"
         /// Live Activity events.
         case update, end, start
     }

@@ -121,11 +121,13 @@ public struct PrinterPipeline: Sendable {
                 apply(entry.match, state: entry.state, into: &output)
             }
         case .printerEvent(let prefix, let type):
+            // What the event says is the printer's integration's to tell.
+            guard let event = cache[prefix]?.profile.busEvents[type] else { break }
             let now = clock.now()
-            if let change = cache.apply(event: type, prefix: prefix, at: now) {
+            if let change = cache.apply(event, prefix: prefix, at: now) {
                 plan(change, now: now, into: &output)
             }
-            output.add(planner.printerEvent(type, prefix: prefix, printers: cache, devices: devices, now: now), prefix: prefix)
+            output.add(planner.printerEvent(event, prefix: prefix, printers: cache, devices: devices, now: now), prefix: prefix)
         }
         statistics.pushes += output.pushes.count
         return output

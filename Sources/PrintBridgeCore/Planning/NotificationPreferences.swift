@@ -38,14 +38,16 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     }
 
     /// Whether an alert for `event` may go to this device. Cancelled prints
-    /// follow `onFailed` (the app has no separate switch for them).
+    /// follow `onFailed` (the app has no separate switch for them), and so
+    /// does a printer gone offline mid-print (the print may be lost); the
+    /// quiet notes that replace an alert follow that alert's switch.
     public func wants(_ event: Push.Event) -> Bool {
         guard notificationsEnabled else { return false }
         switch event {
         case .started: return onStart
         case .complete: return onComplete
-        case .failed, .cancelled: return onFailed
-        case .paused: return onPaused
+        case .failed, .cancelled, .offline, .backOnline: return onFailed
+        case .paused, .resumed: return onPaused
         case .milestone: return onMilestone
         case .printerError: return onPrinterError
         case .bedCooled: return onBedCooled

@@ -34,6 +34,13 @@ public struct PlannerConfiguration: Hashable, Sendable {
     /// same update pass as the status in no fixed order; new HMS errors wait
     /// as long for a pause or failure they may belong to.
     public var reasonWindow: Double
+    /// A failure the integration announced (ha-bambulab's
+    /// `event_print_failed`) waits this long after its status (seconds) for
+    /// a cancel code in the next report, instead of `cancelWindow`.
+    public var announcedFailureWait: Double
+    /// A print whose printer carries no status (HA shows it `unavailable`,
+    /// `offline`) this long (seconds) is told as offline; 0: never.
+    public var offlineWindow: Double
     /// After a finish, "Ready to Remove" goes out once the bed is below this (°C).
     public var bedCooledBelow: Double
     /// The language of alerts for phones that did not say theirs.
@@ -46,8 +53,10 @@ public struct PlannerConfiguration: Hashable, Sendable {
         liveActivityInterval: Double = 30, liveActivitySettle: Double = 2, staleAfter: Double = 900, dismissAfter: Double = 3600,
         alertExpiration: Double = 86400, printerNames: [String: String] = [:], startSettle: Double = 5,
         cancelWindow: Double = 10, flickerWindow: Double = 60, reasonWindow: Double = 3, bedCooledBelow: Double = 35,
-        language: String = "en"
+        language: String = "en", announcedFailureWait: Double = 1, offlineWindow: Double = 60
     ) {
+        self.announcedFailureWait = announcedFailureWait
+        self.offlineWindow = offlineWindow
         self.reasonWindow = reasonWindow
         self.bedCooledBelow = bedCooledBelow
         self.language = language
@@ -94,7 +103,7 @@ public struct PlannerConfiguration: Hashable, Sendable {
         if !(0...100).contains(bedCooledBelow) { problems.append("bed-cooled temperature must be 0–100 °C") }
         for (name, value) in [
             ("start settle", startSettle), ("cancel window", cancelWindow), ("flicker window", flickerWindow),
-            ("reason window", reasonWindow),
+            ("reason window", reasonWindow), ("offline window", offlineWindow),
         ]
         where !(value >= 0) {
             problems.append("\(name) must be 0 or more seconds")

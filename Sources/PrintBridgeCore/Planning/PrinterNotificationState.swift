@@ -36,6 +36,31 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     /// A print finished with the bed this warm, at this time: "Ready to
     /// Remove" is due when it has cooled.
     public var bedCoolingSince: EpochTime?
+    /// When the printer's integration said the print failed (ha-bambulab's
+    /// `event_print_failed`) before its status did: the failed status that
+    /// follows is told as soon as a cancel code in the next report has had
+    /// its chance, not after the whole cancel window.
+    public var failureAnnounced: EpochTime?
+    /// The devices the current pause was told to (ids): when the print
+    /// resumes, their "Print Paused" is replaced by a quiet note.
+    public var pauseToldTo: Set<String> = []
+    /// The printer of a print under way went quiet (see `Silence`).
+    public var silence: Silence?
+
+    /// A print's printer that stopped reporting: since when, when the
+    /// "Printer Offline" alert is due (nil once told, or when the alert is
+    /// off), and the devices it was told to.
+    public struct Silence: Hashable, Sendable, Codable {
+        public var since: EpochTime
+        public var due: EpochTime?
+        public var toldTo: Set<String>?
+
+        public init(since: EpochTime, due: EpochTime?, toldTo: Set<String>? = nil) {
+            self.since = since
+            self.due = due
+            self.toldTo = toldTo
+        }
+    }
 
     public init(
         lastStatus: PrintStatus? = nil, printID: String? = nil, milestonesSent: Set<Int> = [],
@@ -59,7 +84,7 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
 
     /// The earliest scheduled work: a held verdict or a routine update.
     var nextDue: EpochTime? {
-        [heldDue, liveActivityDue, errorsDue].compactMap { $0 }.min()
+        [heldDue, liveActivityDue, errorsDue, silence?.due].compactMap { $0 }.min()
     }
 }
 

@@ -44,13 +44,28 @@ struct PushBuilder {
     }
 
     /// The alert for `event` to every device that follows the printer and
-    /// wants it, each in its own language. A pause, failure or cancel says
-    /// why when the printer said (`AlertReason`).
-    mutating func alert(_ event: Push.Event, status: PrintStatus, milestone: Int? = nil) {
+    /// wants it (but those `skipping`), each in its own language. A pause,
+    /// failure or cancel says why: `reason` when given, else what the
+    /// printer said (`AlertReason`). Returns the devices it went to.
+    @discardableResult
+    mutating func alert(
+        _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, reason: Catalog.Key? = nil,
+        skipping: Set<String> = [], idName: String? = nil
+    ) -> Set<String> {
         let snapshot = snapshot
-        alert(event, status: status, milestone: milestone) { catalog in
-            AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
+        return alert(event, status: status, milestone: milestone, idName: idName, skipping: skipping) { catalog in
+            if let reason { return .reason(catalog.text(reason)) }
+            return AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
         }
+    }
+
+    /// A quiet note (`resumed`, `back_online`) to the devices in `deviceIDs`
+    /// that got the alert it answers, under that alert's collapse id
+    /// (`replacing`), so the phone shows it in that alert's place.
+    mutating func quietNote(_ event: Push.Event, replacing: Push.Event, to deviceIDs: Set<String>, idName: String) {
+        alert(
+            event, status: snapshot.status ?? .running, collapseKey: replacing.rawValue, idName: idName,
+            only: deviceIDs) { _ in .none }
     }
 
     /// A printer (HMS) error on its own, collapsed per printer and error.
@@ -69,12 +84,17 @@ struct PushBuilder {
         alert(.bedCooled, status: .complete) { _ in .bedCooled(temperature: temperature, minutes: minutes) }
     }
 
+    @discardableResult
     private mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, collapseKey: String? = nil,
-        idName: String? = nil, detail: (Catalog) -> AlertPayload.Detail
-    ) {
+        idName: String? = nil, skipping: Set<String> = [], only: Set<String>? = nil,
+        detail: (Catalog) -> AlertPayload.Detail
+    ) -> Set<String> {
         let progress = Int((snapshot.progress ?? 0).rounded(.down))
+        var recipients: Set<String> = []
         for device in devices where device.follows(prefix) && device.preferences.wants(event) {
+            guard !skipping.contains(device.id), only?.contains(device.id) ?? true else { continue }
+            recipients.insert(device.id)
             let catalog = configuration.catalog(for: device)
             let payload = AlertPayload(
                 event: event, prefix: prefix, printerName: printerName(for: device), fileName: snapshot.fileName,
@@ -86,6 +106,7 @@ struct PushBuilder {
                 priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: collapseKey ?? event.rawValue),
                 expiration: now + configuration.alertExpiration, milestone: milestone, idName: idName)
         }
+        return recipients
     }
 
     /// Sends the current state to every Live Activity of this printer. Returns

@@ -74,6 +74,7 @@ public struct PushPlanner: Sendable {
             state.heldDue = nil
             liveActivityHandled = act(on: .paused, state: &state, builder: &builder) || liveActivityHandled
         }
+        if change.field == .status { noteSilence(state: &state, builder: &builder) }
         if change.field == .hmsErrors, let errors = change.current.hmsErrors {
             see(errors, state: &state, builder: builder)
         }
@@ -106,6 +107,8 @@ public struct PushPlanner: Sendable {
         var handled = false
         // A new print (or its preparation) heats the bed again: nothing to remove.
         if status.isActive || status == .preparing { state.bedCoolingSince = nil }
+        let failureAnnounced = state.failureAnnounced
+        state.failureAnnounced = nil
         if let held = state.heldStatus {
             // A later status settles what was held back.
             state.heldStatus = nil
@@ -147,7 +150,15 @@ public struct PushPlanner: Sendable {
         case (_, .running) where Transition(from: last, to: status) == .started:
             hold = configuration.startSettle
         case (.running, .failed), (.paused, .failed), (.preparing, .failed):
-            hold = builder.snapshot.profile.failureMayBeCancel ? configuration.cancelWindow : nil
+            if !builder.snapshot.profile.failureMayBeCancel {
+                hold = nil
+            } else if failureAnnounced != nil {
+                // The integration already said so: only a cancel code in the
+                // next report could still make it a cancel.
+                hold = min(configuration.cancelWindow, configuration.announcedFailureWait)
+            } else {
+                hold = configuration.cancelWindow
+            }
         case (.running, .idle) where builder.snapshot.profile.idleEndsPrint,
             (.paused, .idle) where builder.snapshot.profile.idleEndsPrint:
             // An end shown as idle: the progress of the same update pass says how it ended.
@@ -176,46 +187,64 @@ public struct PushPlanner: Sendable {
     @discardableResult
     private func act(on status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
         var status = status
+        // Back from silence without the print: it was lost while the
+        // printer was away (OctoPrint's host stopped, and the print with it).
+        var lostWhileAway = false
         if status == .idle, builder.snapshot.profile.idleEndsPrint, state.lastStatus?.isActive == true {
-            // OctoPrint's Printing → Operational: 100 % after a finish, 0 after a cancel.
-            status = (builder.snapshot.progress ?? 0) >= 100 ? .complete : .cancelled
-            if status == .cancelled, let last = state.milestoneReference, last > builder.snapshot.progress ?? 0 {
-                builder.snapshot.progress = last  // the end shows where the print stopped, not the cleared 0
+            // OctoPrint's Printing → Operational: 100 % after a finish, 0
+            // after a cancel or a stop.
+            if (builder.snapshot.progress ?? 0) >= 100 {
+                status = .complete
+            } else {
+                lostWhileAway = state.silence != nil
+                status = lostWhileAway ? .failed : .cancelled
+                if let last = state.milestoneReference, last > builder.snapshot.progress ?? 0 {
+                    builder.snapshot.progress = last  // the end shows where the print stopped, not the cleared 0
+                }
             }
+        }
+        if state.silence != nil, let last = state.lastStatus, Transition(from: last, to: status) == .abandoned {
+            lostWhileAway = true
+            status = .failed
         }
         defer { state.lastStatus = status }
         guard let last = state.lastStatus, let transition = Transition(from: last, to: status) else { return false }
-        apply(transition, state: &state, builder: &builder)
+        apply(transition, state: &state, builder: &builder, reason: lostWhileAway ? .reasonOffline : nil)
         return true
     }
 
-    /// An integration's bus event about a printer. ha-bambulab's
-    /// `event_print_failed` is fired only for a failure that is no cancel
-    /// (pybambu's models.py), so a failure held for a cancel code is told at once.
+    /// An integration's bus event about a printer. A failure announced
+    /// (ha-bambulab's `event_print_failed`, raised before its status entity
+    /// turns `failed`) is told once a cancel code in the next report has had
+    /// `announcedFailureWait` after the failed status, not after the whole
+    /// cancel window; a cancel is the cache's (it counts as the code).
     public mutating func printerEvent(
-        _ type: String, prefix: String, printers snapshots: PrinterCache, devices: [Device], now: EpochTime
+        _ event: PrinterBusEvent, prefix: String, printers snapshots: PrinterCache, devices: [Device], now: EpochTime
     ) -> Plan {
-        guard type == "event_print_failed", var state = printers[prefix], state.heldStatus == .failed,
-            let snapshot = snapshots[prefix]
-        else { return Plan() }
-        var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
-        builder.printID = state.printID
-        if AlertReason.text(for: .failed, snapshot: builder.snapshot, catalog: configuration.catalog) == nil {
-            // No cancel is coming, but the reason may be a moment behind.
-            let due = min(state.heldDue ?? now, now + configuration.reasonWindow)
-            var plan = Plan()
-            plan.stateChanged = due != state.heldDue
-            state.heldDue = due
-            printers[prefix] = state
-            return plan
-        }
-        state.heldStatus = nil
-        state.heldDue = nil
-        act(on: .failed, state: &state, builder: &builder)
-        printers[prefix] = state
+        guard event == .failed, let before = printers[prefix], let snapshot = snapshots[prefix] else { return Plan() }
+        var state = before
         var plan = Plan()
-        plan.add(builder)
-        plan.stateChanged = true
+        if state.heldStatus == .failed, let heldDue = state.heldDue {
+            // The failure was held for the whole cancel window from when it
+            // was seen (the agent's clock, as `heldDue`).
+            let seen = heldDue + -configuration.cancelWindow
+            let due = max(now, seen + min(configuration.cancelWindow, configuration.announcedFailureWait))
+            if due <= now {
+                var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
+                builder.printID = state.printID
+                state.heldStatus = nil
+                state.heldDue = nil
+                act(on: .failed, state: &state, builder: &builder)
+                plan.add(builder)
+            } else {
+                state.heldDue = min(heldDue, due)
+            }
+        } else if let status = state.lastSeenStatus, status.isActive || status == .preparing {
+            // Before the status: the failed status that follows is told soon.
+            state.failureAnnounced = now
+        }
+        printers[prefix] = state
+        plan.stateChanged = state != before
         return plan
     }
 
@@ -248,6 +277,9 @@ public struct PushPlanner: Sendable {
             if let errorsDue = state.errorsDue, errorsDue <= time {
                 tellNewErrors(state: &state, builder: &builder)
             }
+            if let silence = state.silence, let silenceDue = silence.due, silenceDue <= time {
+                tellOffline(silence, state: &state, builder: &builder)
+            }
             if let updateDue = state.liveActivityDue, updateDue <= time {
                 state.liveActivityDue = nil
                 if state.lastStatus?.isActive == true, state.heldStatus == nil,
@@ -269,7 +301,10 @@ public struct PushPlanner: Sendable {
         printers[prefix] = nil
     }
 
-    private func apply(_ transition: Transition, state: inout PrinterNotificationState, builder: inout PushBuilder) {
+    private func apply(
+        _ transition: Transition, state: inout PrinterNotificationState, builder: inout PushBuilder,
+        reason: Catalog.Key? = nil
+    ) {
         let now = builder.now
         switch transition {
         case .started:
@@ -277,6 +312,8 @@ public struct PushPlanner: Sendable {
             builder.printID = state.printID
             state.milestonesSent = []
             state.milestoneReference = 0
+            state.pauseToldTo = []
+            state.silence = nil
             builder.alert(.started, status: .running)
             builder.pushToStart()
             immediateUpdate(state: &state, builder: &builder)
@@ -284,6 +321,14 @@ public struct PushPlanner: Sendable {
             state.lastStatus = .running
             checkMilestones(state: &state, builder: &builder, alerting: true)
         case .resumed:
+            if !state.pauseToldTo.isEmpty {
+                // "Print Paused" would stay on the phone as the latest word.
+                let since = builder.snapshot.changedAt[.status]?.wholeSeconds ?? now.wholeSeconds
+                builder.quietNote(
+                    .resumed, replacing: .paused, to: state.pauseToldTo,
+                    idName: "\(state.printID ?? builder.prefix)|resumed|\(since)")
+                state.pauseToldTo = []
+            }
             immediateUpdate(state: &state, builder: &builder)
         case .paused:
             if state.lastStatus == .preparing {
@@ -292,12 +337,17 @@ public struct PushPlanner: Sendable {
                 state.milestonesSent = []
                 state.milestoneReference = 0
             }
-            builder.alert(.paused, status: .paused)
+            state.pauseToldTo = builder.alert(.paused, status: .paused)
+            // A milestone crossed by the reading that came with the pause:
+            // the paused alert carries that progress, the others hear it.
+            checkMilestones(state: &state, builder: &builder, alerting: true, skipping: state.pauseToldTo)
             absorbErrors(state: &state, snapshot: builder.snapshot)
             immediateUpdate(state: &state, builder: &builder)
         case .complete, .failed, .cancelled:
             let status = builder.snapshot.status.flatMap { $0.isTerminal ? $0 : nil } ?? transition.terminalStatus
-            builder.alert(transition.alertEvent!, status: status)
+            builder.alert(transition.alertEvent!, status: status, reason: reason)
+            state.pauseToldTo = []
+            state.silence = nil
             absorbErrors(state: &state, snapshot: builder.snapshot)
             if status == .complete, let bed = builder.snapshot.bedTemp, bed >= configuration.bedCooledBelow {
                 state.bedCoolingSince = now
@@ -305,18 +355,21 @@ public struct PushPlanner: Sendable {
             builder.liveActivityEnd(status: status)
             state.lastLiveActivityPush = nil
             state.liveActivityDue = nil
-            record(transition, status: status, state: state, builder: &builder)
+            record(transition, status: status, state: state, builder: &builder, offline: reason == .reasonOffline)
         case .abandoned:
             builder.liveActivityEnd(status: .idle)
             state.lastLiveActivityPush = nil
             state.liveActivityDue = nil
+            state.pauseToldTo = []
+            state.silence = nil
             record(transition, status: .idle, state: state, builder: &builder)
         }
     }
 
     /// The ended print, for the history: its readings as the last pushes told them.
     private func record(
-        _ transition: Transition, status: PrintStatus, state: PrinterNotificationState, builder: inout PushBuilder
+        _ transition: Transition, status: PrintStatus, state: PrinterNotificationState, builder: inout PushBuilder,
+        offline: Bool = false
     ) {
         let snapshot = builder.snapshot
         let now = builder.now
@@ -331,7 +384,9 @@ public struct PushPlanner: Sendable {
         case .failed:
             outcome = .failed
             // pybambu's PrintError writes the code as "0700_8006" for "0700-8006".
-            reason = snapshot.errorCode.map { "print error \(PrintRecord.bambuNotation($0))" }
+            reason = offline
+                ? "the printer went offline mid-print"
+                : snapshot.errorCode.map { "print error \(PrintRecord.bambuNotation($0))" }
         default:
             outcome = .abandoned
             reason = "the printer went \(snapshot.status?.rawValue ?? "idle") without finishing"
@@ -377,6 +432,44 @@ public struct PushPlanner: Sendable {
         if let progress = snapshot.progress {
             state.milestonesSent = Set(configuration.milestones.filter { Double($0) <= progress })
         }
+    }
+
+    // MARK: - A printer gone quiet
+
+    /// The printer of a print went quiet, or is back. Quiet for
+    /// `offlineWindow`, the print is told as offline (`tellOffline`); back
+    /// printing, the phones told hear it quietly; back without the print,
+    /// its end says it was lost while the printer was away (`act`).
+    private func noteSilence(state: inout PrinterNotificationState, builder: inout PushBuilder) {
+        if let since = builder.snapshot.silentSince {
+            guard state.silence == nil, let status = state.lastSeenStatus, status.isActive || status == .preparing
+            else { return }
+            let window = configuration.offlineWindow
+            state.silence = .init(since: since, due: window > 0 ? since + window : nil)
+            return
+        }
+        guard let silence = state.silence, let status = builder.snapshot.status, status.isActive || status == .preparing
+        else { return }  // an end: its transition says what happened
+        if let told = silence.toldTo, !told.isEmpty {
+            builder.quietNote(
+                .backOnline, replacing: .offline, to: told,
+                idName: "\(state.printID ?? builder.prefix)|back_online|\(silence.since.wholeSeconds)")
+        }
+        state.silence = nil
+    }
+
+    /// "Printer Offline", once, if the printer is still quiet and its print
+    /// still under way.
+    private func tellOffline(
+        _ silence: PrinterNotificationState.Silence, state: inout PrinterNotificationState, builder: inout PushBuilder
+    ) {
+        var silence = silence
+        silence.due = nil
+        defer { state.silence = silence }
+        guard builder.snapshot.silentSince != nil, let status = state.lastStatus, status.isActive || status == .preparing
+        else { return }
+        silence.toldTo = builder.alert(
+            .offline, status: status, idName: "\(state.printID ?? builder.prefix)|offline|\(silence.since.wholeSeconds)")
     }
 
     // MARK: - Printer errors and the bed
@@ -459,7 +552,9 @@ public struct PushPlanner: Sendable {
     }
 
     /// Sends the highest milestone crossed since the last reading of this print, once.
-    private func checkMilestones(state: inout PrinterNotificationState, builder: inout PushBuilder, alerting: Bool) {
+    private func checkMilestones(
+        state: inout PrinterNotificationState, builder: inout PushBuilder, alerting: Bool, skipping: Set<String> = []
+    ) {
         guard state.lastStatus?.isActive == true, let progress = builder.snapshot.progress else { return }
         guard let reference = state.milestoneReference else {
             // First reading of a print first seen mid-way: a baseline, not a crossing.
@@ -473,6 +568,8 @@ public struct PushPlanner: Sendable {
         state.milestoneReference = progress
         guard let highest = crossed.max() else { return }
         state.milestonesSent.formUnion(crossed)
-        if alerting { builder.alert(.milestone, status: state.lastStatus ?? .running, milestone: highest) }
+        // While paused, the phones that heard of the pause saw its progress.
+        let told = skipping.isEmpty && state.lastStatus == .paused ? state.pauseToldTo : skipping
+        if alerting { builder.alert(.milestone, status: state.lastStatus ?? .running, milestone: highest, skipping: told) }
     }
 }

@@ -19,9 +19,28 @@ public struct PrinterCache: Sendable {
             previous.profile = match.profile
             printers[match.prefix] = previous
         }
+        if match.field == .status, EntityValue.carriesNoInformation(state.state) {
+            // The printer went quiet: nothing known changes, but the planner
+            // hears when (a print whose printer stays away is told of).
+            guard previous.silentSince == nil else { return nil }
+            var current = previous
+            current.silentSince = time ?? state.lastUpdated ?? EpochTime(seconds: 0)
+            printers[match.prefix] = current
+            return PrinterChange(field: .status, previous: previous, current: current)
+        }
         var current = previous
         Self.read(state, into: &current, field: match.field)
         guard current != previous else { return nil }
+        if current.rawStatus == previous.rawStatus, previous.silentSince != nil, current.silentSince == nil {
+            var known = previous
+            known.silentSince = nil
+            if current == known {
+                // Back with the status it had: only the silence ended, and
+                // HA's new `last_changed` is no change of the print's.
+                printers[match.prefix] = current
+                return PrinterChange(field: .status, previous: previous, current: current)
+            }
+        }
         current.lastUpdated = time ?? state.lastUpdated ?? previous.lastUpdated
         let changed = state.lastChanged ?? time
         if let changed { current.changedAt[match.field] = changed }
@@ -42,12 +61,12 @@ public struct PrinterCache: Sendable {
         return PrinterChange(field: match.field, previous: previous, current: current)
     }
 
-    /// An integration's bus event about a printer. ha-bambulab fires
-    /// `event_print_canceled` when the print error becomes the cancel code
-    /// (pybambu's models.py), so it counts as that code, whichever of it, the
-    /// status and the error entity arrives first.
-    public mutating func apply(event type: String, prefix: String, at time: EpochTime? = nil) -> PrinterChange? {
-        guard type == "event_print_canceled" else { return nil }
+    /// An integration's bus event about a printer: a cancel counts as the
+    /// cancel code (ha-bambulab fires `event_print_canceled` when the print
+    /// error becomes it, pybambu's models.py), whichever of it, the status
+    /// and the error entity arrives first.
+    public mutating func apply(_ event: PrinterBusEvent, prefix: String, at time: EpochTime? = nil) -> PrinterChange? {
+        guard event == .cancelled else { return nil }
         let previous = printers[prefix] ?? PrinterSnapshot(prefix: prefix)
         var current = previous
         current.errorCode = PrintStatus.bambuCancelledErrorCode
@@ -95,6 +114,7 @@ public struct PrinterCache: Sendable {
         case .status:
             guard snapshot.profile.status(raw: raw) != nil else { return }
             snapshot.rawStatus = raw
+            snapshot.silentSince = nil
             if let name = state.friendlyName { snapshot.statusEntityName = name }
         case .progress:
             if let value = EntityValue.progress(raw) { snapshot.progress = value }

@@ -39,12 +39,16 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
     /// is not printing (Moonraker's `empty_result_when_not_printing`): such
     /// a 0 is no reading, and a pause or an end keeps the last real ones.
     public var zeroWhenNotPrinting: Bool
+    /// The integration's own bus events about a print (by their `type`) and
+    /// what each says.
+    public var busEvents: [String: PrinterBusEvent]
 
     public init(
         name: String, title: String, entities: EntitySuffixMap, siblingsNeedStatus: Bool = true,
         statuses: [String: PrintStatus], idleEndsPrint: Bool = false, statusOptions: Set<String>? = nil,
-        failureMayBeCancel: Bool = false, zeroWhenNotPrinting: Bool = false
+        failureMayBeCancel: Bool = false, zeroWhenNotPrinting: Bool = false, busEvents: [String: PrinterBusEvent] = [:]
     ) {
+        self.busEvents = busEvents
         self.failureMayBeCancel = failureMayBeCancel
         self.zeroWhenNotPrinting = zeroWhenNotPrinting
         self.name = name
@@ -86,7 +90,10 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
             "cancelled": .cancelled, "canceled": .cancelled,
             "prepare": .preparing, "slicing": .preparing, "init": .preparing, "starting": .preparing,
             "idle": .idle, "standby": .idle, "ready": .idle,
-        ], failureMayBeCancel: true)
+        ], failureMayBeCancel: true,
+        // pybambu's models.py (`PrintJob.print_update`) raises these while it
+        // reads a report, before the coordinator writes the entities.
+        busEvents: ["event_print_failed": .failed, "event_print_canceled": .cancelled])
 
     /// Home Assistant's OctoPrint integration (`homeassistant/components/
     /// octoprint/sensor.py`): entities named "OctoPrint <sensor>" without
@@ -197,4 +204,15 @@ extension PrinterProfile: Hashable {
     // One profile per name: comparing names keeps snapshot comparisons cheap.
     public static func == (lhs: PrinterProfile, rhs: PrinterProfile) -> Bool { lhs.name == rhs.name }
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+}
+
+/// What an integration's bus event says about a print.
+public enum PrinterBusEvent: Hashable, Sendable {
+    /// The print failed (ha-bambulab's `event_print_failed`: raised as the
+    /// printer's state turns FAILED, before the status entity says so; in a
+    /// report without the cancel code, which may still follow it).
+    case failed
+    /// The user cancelled the print (ha-bambulab's `event_print_canceled`:
+    /// the print error became the cancel code). Counts as that code.
+    case cancelled
 }

@@ -38,6 +38,11 @@ public struct PrinterSnapshot: Hashable, Sendable {
     /// When each field last changed value, by HA's `last_changed` of its
     /// entity (else when PrintBridge saw it).
     public var changedAt: [PrinterField: EpochTime] = [:]
+    /// Since when the status entity has carried no information
+    /// (`unavailable`, `unknown`, `offline`…: the printer or its integration
+    /// went quiet, by HA's `last_changed`); nil while it reports a status.
+    /// What is known of the printer stays as it was meanwhile.
+    public var silentSince: EpochTime?
 
     public init(prefix: String) {
         self.prefix = prefix

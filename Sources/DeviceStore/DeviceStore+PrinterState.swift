@@ -10,7 +10,8 @@ extension DeviceStore {
             try database.query("""
                 SELECT prefix, last_status, print_id, milestones_sent, milestone_reference, last_live_activity_push,
                        live_activity_due, held_status, held_due, held_file, told_errors, cleared_errors, errors_due,
-                       bed_cooling_since FROM printer_state
+                       bed_cooling_since, failure_announced, pause_told_to, silent_since, offline_due,
+                       offline_told_to FROM printer_state
                 """) { row in
                 guard let prefix = row.text(0) else { return }
                 let milestones = Set((row.text(3) ?? "").split(separator: ",").compactMap { Int($0) })
@@ -33,6 +34,11 @@ extension DeviceStore {
                 }
                 state.errorsDue = time(12)
                 state.bedCoolingSince = time(13)
+                state.failureAnnounced = time(14)
+                state.pauseToldTo = Self.ids(row.text(15) ?? "")
+                if let since = time(16) {
+                    state.silence = .init(since: since, due: time(17), toldTo: row.text(18).map(Self.ids))
+                }
                 states[prefix] = state
             }
             return states
@@ -47,15 +53,19 @@ extension DeviceStore {
                 INSERT INTO printer_state (prefix, last_status, print_id, milestones_sent, milestone_reference,
                                            last_live_activity_push, live_activity_due, updated_at,
                                            held_status, held_due, held_file, told_errors, cleared_errors, errors_due,
-                                           bed_cooling_since)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           bed_cooling_since, failure_announced, pause_told_to, silent_since,
+                                           offline_due, offline_told_to)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
                     milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
                     last_live_activity_push = excluded.last_live_activity_push,
                     live_activity_due = excluded.live_activity_due, updated_at = excluded.updated_at,
                     held_status = excluded.held_status, held_due = excluded.held_due, held_file = excluded.held_file,
                     told_errors = excluded.told_errors, cleared_errors = excluded.cleared_errors,
-                    errors_due = excluded.errors_due, bed_cooling_since = excluded.bed_cooling_since
+                    errors_due = excluded.errors_due, bed_cooling_since = excluded.bed_cooling_since,
+                    failure_announced = excluded.failure_announced, pause_told_to = excluded.pause_told_to,
+                    silent_since = excluded.silent_since, offline_due = excluded.offline_due,
+                    offline_told_to = excluded.offline_told_to
                 """, [
                     .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
                     .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
@@ -69,9 +79,19 @@ extension DeviceStore {
                         .joined(separator: ",")),
                     state.errorsDue.map { .real($0.seconds) } ?? .null,
                     state.bedCoolingSince.map { .real($0.seconds) } ?? .null,
+                    state.failureAnnounced.map { .real($0.seconds) } ?? .null,
+                    .text(Self.text(state.pauseToldTo)),
+                    state.silence.map { .real($0.since.seconds) } ?? .null,
+                    state.silence?.due.map { .real($0.seconds) } ?? .null,
+                    .optional(state.silence?.toldTo.map(Self.text)),
                 ])
         }
     }
+
+    /// Device ids (lower-case UUIDs) as one column: sorted, ","-separated.
+    private static func text(_ ids: Set<String>) -> String { ids.sorted().joined(separator: ",") }
+
+    private static func ids(_ text: String) -> Set<String> { Set(text.split(separator: ",").map(String.init)) }
 
     /// When PrintBridge began watching printers with this store: a print
     /// whose status became running after it, but that the store has no

@@ -114,5 +114,16 @@ enum StoreSchema {
         ALTER TABLE printer_state ADD COLUMN errors_due REAL;
         ALTER TABLE printer_state ADD COLUMN bed_cooling_since REAL;
         """,
+        // 7: a failure the integration announced, the phones a pause was
+        // told to (a resume replaces it quietly), a printer gone quiet
+        // mid-print (since when, when "Printer Offline" is due, and to whom
+        // it was told: NULL until told).
+        """
+        ALTER TABLE printer_state ADD COLUMN failure_announced REAL;
+        ALTER TABLE printer_state ADD COLUMN pause_told_to TEXT NOT NULL DEFAULT '';
+        ALTER TABLE printer_state ADD COLUMN silent_since REAL;
+        ALTER TABLE printer_state ADD COLUMN offline_due REAL;
+        ALTER TABLE printer_state ADD COLUMN offline_told_to TEXT;
+        """,
     ]
 }

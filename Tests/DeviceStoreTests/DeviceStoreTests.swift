@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 6)
+        #expect(store.schemaVersion == 7)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 6)
+        #expect(try temp.open().schemaVersion == 7)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -178,12 +178,39 @@ let activity = String(repeating: "ef", count: 40)
         states["p1s"]?.errorsDue = EpochTime(seconds: 1_795_165_103)
         states["p1s"]?.bedCoolingSince = EpochTime(seconds: 1_795_165_000)
         states["a1"]?.toldErrors = []
+        // A failure announced, a pause told to two phones, a printer gone
+        // quiet (told to one phone) and another quiet one not yet told.
+        states["x1c"]?.failureAnnounced = EpochTime(seconds: 1_795_165_270.5)
+        states["x1c"]?.pauseToldTo = ["0f8e4a1c-2b3d-4e5f-8a9b-0c1d2e3f4a5b", "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"]
+        states["x1c"]?.silence = .init(
+            since: EpochTime(seconds: 1_795_165_280), due: nil, toldTo: ["0f8e4a1c-2b3d-4e5f-8a9b-0c1d2e3f4a5b"])
+        states["p1s"]?.silence = .init(since: EpochTime(seconds: 1_795_165_290), due: EpochTime(seconds: 1_795_165_350))
         try temp.open().commit(states: states)
         #expect(try temp.open().notificationStates() == states)
         var changed = states
         changed["x1c"]?.lastStatus = .paused
         try temp.open().commit(states: changed)
         #expect(try temp.open().notificationStates() == changed)
+    }
+
+    /// A store written by the previous release (schema 6) opens with its
+    /// printers' memory kept; what it did not know starts empty.
+    @Test func aSchema6StoreIsUpgradedInPlace() throws {
+        let temp = TemporaryStore()
+        let states = ["x1c": PrinterNotificationState(lastStatus: .paused, printID: "x1c-1795165200", milestonesSent: [25])]
+        try temp.open().commit(states: states)
+        let path = temp.directory + "/printbridge.sqlite3"
+        #expect(sqliteExecute(path, """
+            ALTER TABLE printer_state DROP COLUMN failure_announced;
+            ALTER TABLE printer_state DROP COLUMN pause_told_to;
+            ALTER TABLE printer_state DROP COLUMN silent_since;
+            ALTER TABLE printer_state DROP COLUMN offline_due;
+            ALTER TABLE printer_state DROP COLUMN offline_told_to;
+            PRAGMA user_version = 6;
+            """))
+        let store = try temp.open()
+        #expect(store.schemaVersion == 7)
+        #expect(try store.notificationStates() == states)
     }
 
     @Test func oneConnectionSavesAgainAndAgainWithItsReusedStatements() throws {

@@ -8,6 +8,14 @@ func sqliteSetUserVersion(_ path: String, _ version: Int) -> Bool {
     return sqlite3_exec(database, "PRAGMA user_version = \(version)", nil, nil, nil) == SQLITE_OK
 }
 
+/// Runs SQL on a database file directly (to make a store of an earlier schema).
+func sqliteExecute(_ path: String, _ sql: String) -> Bool {
+    var database: OpaquePointer?
+    guard sqlite3_open(path, &database) == SQLITE_OK else { return false }
+    defer { sqlite3_close(database) }
+    return sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK
+}
+
 /// PRAGMA integrity_check's answer ("ok" when the file is sound).
 func sqliteIntegrityCheck(_ path: String) -> String {
     var database: OpaquePointer?

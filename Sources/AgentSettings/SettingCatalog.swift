@@ -54,6 +54,8 @@ public enum SettingCatalog {
         .init("FLICKER_WINDOW", .planner, live: true, "seconds a print gone idle may come back as the same print (60)"),
         .init("REASON_WINDOW", .planner, live: true,
               "seconds a pause waits for its reason, and a new printer error for a pause it may belong to (3)"),
+        .init("OFFLINE_WINDOW", .planner, live: true,
+              "seconds a printer may report nothing mid-print before \"Printer Offline\" (60; 0: never)"),
         .init("BED_COOLED_BELOW", .planner, live: true,
               "°C the bed must cool below for \"Ready to Remove\" after a finish (35)"),
         .init("ALERT_LANGUAGE", .planner, live: true,

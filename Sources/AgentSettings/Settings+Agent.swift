@@ -80,6 +80,7 @@ extension Settings {
             ("LIVE_ACTIVITY_INTERVAL", \PlannerConfiguration.liveActivityInterval, "a number of seconds"),
             ("START_SETTLE", \.startSettle, "a number of seconds"), ("CANCEL_WINDOW", \.cancelWindow, "a number of seconds"),
             ("FLICKER_WINDOW", \.flickerWindow, "a number of seconds"), ("REASON_WINDOW", \.reasonWindow, "a number of seconds"),
+            ("OFFLINE_WINDOW", \.offlineWindow, "a number of seconds"),
             ("BED_COOLED_BELOW", \.bedCooledBelow, "a temperature in °C"),
         ] {
             guard let text = reader.text(name) else { continue }

@@ -24,7 +24,7 @@ struct ReplayCommand: AsyncParsableCommand {
             Without --devices, one demo device follows every printer with every \
             notification on and keeps a Live Activity open for every printer. \
             Environment: APNS_BUNDLE_ID, MILESTONES, LIVE_ACTIVITY_INTERVAL, START_SETTLE, CANCEL_WINDOW, \
-            FLICKER_WINDOW, REASON_WINDOW, BED_COOLED_BELOW, ALERT_LANGUAGE (options win).
+            FLICKER_WINDOW, REASON_WINDOW, OFFLINE_WINDOW, BED_COOLED_BELOW, ALERT_LANGUAGE (options win).
 
             With --send (and --devices), the pushes go to APNs with the APNS_* credentials \
             (see `printbridge send-test --help`) as the print happened: the recording's \

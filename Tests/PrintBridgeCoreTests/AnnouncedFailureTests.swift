@@ -92,3 +92,24 @@ import Testing
         #expect(h.pushes.alerts.events == [.started])
     }
 }
+
+extension AnnouncedFailureTests {
+    /// A real cancel in two reports (captured with ha-bambulab and a
+    /// simulated printer): the code and `event_print_canceled`, then the
+    /// failed status and `event_print_failed` 0.5 s later, while the start
+    /// was still settling. The start is told with a running Live Activity,
+    /// then the one cancel.
+    @Test func aPrintCancelledWhileItsStartSettlesShowsRunningThenTheCancel() {
+        var h = PipelineHarness(devices: [device(activity: [HA.x1c: HA.activityToken])])
+        h.set(HA.x1c, "_print_status", "idle")
+        h.set(HA.x1c, "_print_status", "running", after: 10)
+        h.busEvent(HA.x1c, "event_print_canceled", after: 2)
+        h.set(HA.x1c, "_print_error", "on", after: 0.002, attributes: cancelCode)
+        h.busEvent(HA.x1c, "event_print_failed", after: 0.5)
+        h.set(HA.x1c, "_print_status", "failed", after: 0.002)
+        h.wait(60)
+        #expect(h.pushes.events == [.started, .update, .cancelled, .end])
+        let states = h.pushes.liveActivity.compactMap { $0.json["aps"]?["content-state"]?["status"]?.stringValue }
+        #expect(states == ["running", "cancelled"])
+    }
+}

@@ -109,10 +109,11 @@ struct PushBuilder {
         return recipients
     }
 
-    /// Sends the current state to every Live Activity of this printer. Returns
-    /// whether any token received it.
-    mutating func liveActivityUpdate(priority: Int) -> Bool {
-        let state = snapshot.contentState()
+    /// Sends the current state to every Live Activity of this printer, with
+    /// `status` (the status a change is about) or else the printer's.
+    /// Returns whether any token received it.
+    mutating func liveActivityUpdate(priority: Int, status: PrintStatus? = nil) -> Bool {
+        let state = snapshot.contentState(status: status)
         let payload = LiveActivityPayload.update(state, at: now, staleAfter: configuration.staleAfter)
         var sent = false
         for device in devices {

@@ -316,7 +316,7 @@ public struct PushPlanner: Sendable {
             state.silence = nil
             builder.alert(.started, status: .running)
             builder.pushToStart()
-            immediateUpdate(state: &state, builder: &builder)
+            immediateUpdate(.running, state: &state, builder: &builder)
             // Progress read while the start settled counts from 0.
             state.lastStatus = .running
             checkMilestones(state: &state, builder: &builder, alerting: true)
@@ -329,7 +329,7 @@ public struct PushPlanner: Sendable {
                     idName: "\(state.printID ?? builder.prefix)|resumed|\(since)")
                 state.pauseToldTo = []
             }
-            immediateUpdate(state: &state, builder: &builder)
+            immediateUpdate(.running, state: &state, builder: &builder)
         case .paused:
             if state.lastStatus == .preparing {
                 state.printID = Self.printID(builder.snapshot, now: now)
@@ -342,7 +342,7 @@ public struct PushPlanner: Sendable {
             // the paused alert carries that progress, the others hear it.
             checkMilestones(state: &state, builder: &builder, alerting: true, skipping: state.pauseToldTo)
             absorbErrors(state: &state, snapshot: builder.snapshot)
-            immediateUpdate(state: &state, builder: &builder)
+            immediateUpdate(.paused, state: &state, builder: &builder)
         case .complete, .failed, .cancelled:
             let status = builder.snapshot.status.flatMap { $0.isTerminal ? $0 : nil } ?? transition.terminalStatus
             builder.alert(transition.alertEvent!, status: status, reason: reason)
@@ -415,9 +415,13 @@ public struct PushPlanner: Sendable {
 
     /// A status change reaches the Lock Screen at once, at priority 10, and
     /// makes any scheduled routine update unnecessary.
-    private func immediateUpdate(state: inout PrinterNotificationState, builder: inout PushBuilder) {
+    /// It shows the status of the change (a start told late, when the print
+    /// was already cancelled, shows running; its end follows).
+    private func immediateUpdate(
+        _ status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder
+    ) {
         state.liveActivityDue = nil
-        if builder.liveActivityUpdate(priority: 10) { state.lastLiveActivityPush = builder.now }
+        if builder.liveActivityUpdate(priority: 10, status: status) { state.lastLiveActivityPush = builder.now }
     }
 
     /// The first status seen: no alert. A print already under way takes its

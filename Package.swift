@@ -72,16 +72,31 @@ let package = Package(
             resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 
         // APNs delivery: ES256 provider tokens and TLS (OpenSSL), HTTP/2 framing (nghttp2).
-        .target(name: "APNsClient", dependencies: ["PrintBridgeCore", "NamedThreads", "CNGHTTP2", "COpenSSL", "CGlibcExtras"]),
+        .target(
+            name: "APNsClient",
+            dependencies: [
+                "PrintBridgeCore", "NamedThreads", "CNGHTTP2", "COpenSSL", "CGlibcExtras",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // The Home Assistant connection: libwebsockets client driven by HASession.
-        .target(name: "HomeAssistantLink", dependencies: ["PrintBridgeCore", "NamedThreads", "CLibWebSockets"]),
+        .target(
+            name: "HomeAssistantLink",
+            dependencies: [
+                "PrintBridgeCore", "NamedThreads", "CLibWebSockets", "COpenSSL",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // The device store: SQLite (WAL), versioned schema.
-        .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite"]),
+        .target(name: "DeviceStore", dependencies: ["PrintBridgeCore", "CSQLite", "NamedThreads", "CGlibcExtras"]),
 
         // The app's HTTP API: a small HTTP/1.1 server and the seed's routes.
-        .target(name: "ControlAPI", dependencies: ["PrintBridgeCore", "DeviceStore", "NamedThreads"]),
+        .target(
+            name: "ControlAPI",
+            dependencies: [
+                "PrintBridgeCore", "DeviceStore", "NamedThreads",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // Structured logs: JSON lines (or text for people) through swift-log.
         .target(

@@ -1,5 +1,6 @@
 import AsyncAlgorithms
 import ControlAPI
+import DeviceStore
 import HomeAssistantLink
 import Logging
 import PrintBridgeCore
@@ -14,14 +15,16 @@ import ServiceLifecycle
 /// sender's answers and the agent's own wake-up at its next deadline
 /// (the pipeline's timers, an outbox retry, the heap trim, the end of the
 /// shutdown grace). Nothing is polled and nothing ticks: with no input and
-/// no deadline the agent sleeps. The one periodic check is the store's data
-/// version (another process changing the devices; SQLite has no
-/// cross-process notification), once a second on the store's queue.
+/// no deadline the agent sleeps. Another process changing the store
+/// (`printbridge devices …`) is noticed by a watch on its files
+/// (`StoreWatch`, inotify), not by asking.
 ///
-/// Graceful shutdown (SIGTERM, SIGINT through the `ServiceGroup`) stops the
-/// link; its stream ends, and pushes in flight get `shutdownGrace` seconds
-/// to be answered. What APNs has not answered by then stays in the store's
-/// outbox for the next start. Cancellation ends at once.
+/// In the `ServiceGroup` the link is shut down before the agent, so its
+/// stream ends first; the agent's own graceful shutdown (SIGTERM, SIGINT)
+/// takes no more of its events either way. Pushes in flight then get
+/// `shutdownGrace` seconds to be answered; what APNs has not answered by
+/// then stays in the store's outbox for the next start. Cancellation ends
+/// at once. The sender is a service of its own, shut down after the agent.
 public final class Agent<LinkEvents: AsyncSequence & Sendable>: Service, Sendable
 where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
     public struct Configuration: Sendable {
@@ -34,8 +37,6 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         /// Seconds after a bulk message before the heap is trimmed (the link
         /// lets go of its buffers meanwhile).
         public var trimDelay: Double = 0.5
-        /// Seconds between checks of the store's data version.
-        public var storeCheckInterval: Double = 1
 
         public init(endpoint: HAEndpoint) {
             self.endpoint = endpoint
@@ -44,8 +45,6 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
 
     /// What the agent calls out to.
     public struct Hooks: Sendable {
-        /// Stops the link (at graceful shutdown): its stream then ends.
-        public var stopLink: @Sendable () -> Void
         /// Gives freed memory back to the system (after a bulk message).
         public var releaseMemory: @Sendable () -> Void
         /// The printers as they are now, for the app's API.
@@ -54,11 +53,10 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         public var handled: @Sendable (AgentInput) -> Void
 
         public init(
-            stopLink: @escaping @Sendable () -> Void, releaseMemory: @escaping @Sendable () -> Void = {},
+            releaseMemory: @escaping @Sendable () -> Void = {},
             publishPrinters: @escaping @Sendable ([PrinterSnapshot]) -> Void = { _ in },
             handled: @escaping @Sendable (AgentInput) -> Void = { _ in }
         ) {
-            self.stopLink = stopLink
             self.releaseMemory = releaseMemory
             self.publishPrinters = publishPrinters
             self.handled = handled
@@ -115,14 +113,18 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
                 group.addTask { await self.watchStore() }
                 for await input in stream {
                     await loop.handle(input)
-                    hooks.handled(input)
-                    if loop.isFinished { break }
+                    if loop.isFinished {
+                        hooks.handled(input)
+                        break
+                    }
                     loop.scheduleWake(afterWake: input.isDeadline)
+                    hooks.handled(input)
                 }
                 group.cancelAll()
             }
-        } onGracefulShutdown: { [hooks] in
-            hooks.stopLink()
+        } onGracefulShutdown: { [inbox] in
+            // The link has normally ended already (shut down before the agent).
+            inbox.send(.linkEnded)
         }
         inbox.continuation.finish()
         loop.finish()
@@ -130,16 +132,26 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         await store.drain()
     }
 
-    /// Tells the agent when another process changed the store.
+    /// Tells the agent when another process changed the store: each write
+    /// to its files (`StoreWatch`) is followed by a look at SQLite's data
+    /// version, which only another connection's commit moves.
     private func watchStore() async {
+        let watch: StoreWatch
+        do {
+            watch = try StoreWatch(directory: store.directory)
+            try watch.start()
+        } catch {
+            logger.warning(
+                "changes to the devices by another process reach the agent only on SIGHUP",
+                metadata: ["store.path": "\(store.path)", "error": "\(error)"])
+            return
+        }
+        defer { watch.stop() }
         guard var version = try? await store.read({ try $0.dataVersion() }) else { return }
-        while true {
-            do { try await clock.sleep(until: clock.now() + configuration.storeCheckInterval) } catch { return }
-            guard let now = try? await store.read({ try $0.dataVersion() }) else { continue }
-            if now != version {
-                version = now
-                inbox.devicesChanged()
-            }
+        for await _ in watch.changes {
+            guard let now = try? await store.read({ try $0.dataVersion() }), now != version else { continue }
+            version = now
+            inbox.devicesChanged()
         }
     }
 }

@@ -58,6 +58,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         case .link(let event):
             handle(event)
         case .linkEnded:
+            // Once: the stream's own end after a shutdown that came first.
+            guard !draining else { return }
             draining = true
             if inFlight == 0 {
                 isFinished = true
@@ -85,6 +87,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
 
     private func handle(_ event: LinkEvent) {
         switch event {
+        case .printers where draining:
+            break  // shutting down: no new events are taken
         case .printers(let inputs):
             for input in inputs {
                 deliver(pipeline.fireDue(upTo: clock.now()))
@@ -142,10 +146,10 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         }
     }
 
-    /// After the stream: the sender stops, and what it has not answered stays in the store.
+    /// After the stream: what the sender has not answered stays in the store
+    /// (the sender, a service of its own, is shut down after the agent).
     func finish() {
         wake?.cancel()
-        agent.sender.shutdown(grace: 0)
         if outbox.count > 0 {
             logger.info("push(es) kept in the outbox for the next start",
                         metadata: ["outbox.count": .stringConvertible(outbox.count)])

@@ -25,6 +25,12 @@ public final class AgentStore: Sendable {
 
     public var path: String { store.path }
 
+    /// The directory the store's files are in.
+    public var directory: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// What the agent starts from.
     public struct Start: Sendable {
         public var devices: [Device]

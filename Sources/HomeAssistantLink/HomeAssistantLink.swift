@@ -1,4 +1,5 @@
 import CLibWebSockets
+import COpenSSL
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
@@ -37,8 +38,6 @@ public enum DisconnectCause: Hashable, Sendable, CustomStringConvertible {
     case protocolEnded(String)
     /// HA sent a message over the limit (HA_MAX_MESSAGE_MB).
     case messageTooLarge(limitMiB: Int)
-    /// libwebsockets could not be set up at all.
-    case noContext
 
     public var description: String {
         switch self {
@@ -48,7 +47,6 @@ public enum DisconnectCause: Hashable, Sendable, CustomStringConvertible {
         case .protocolEnded(let reason): return reason
         case .messageTooLarge(let limit):
             return "a message from Home Assistant is larger than \(limit) MiB (HA_MAX_MESSAGE_MB)"
-        case .noContext: return "could not create the libwebsockets context"
         }
     }
 
@@ -115,6 +113,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var reader: HAFrameReader
     /// The largest message accepted; a bigger one closes the connection.
     private let maximumMessageBytes: Int
+    /// The extra CA bundle given for wss://, for the start error.
+    private let caFile: String?
     /// Events received (dropped or passed on) and when the last came; for metrics.
     private let eventFrames = Mutex((count: 0, last: 0.0))
     /// Printer entity updates matched so far; for metrics.
@@ -152,6 +152,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         tapsFrames: Bool = false, reader: HAFrameReader = HAFrameReader(), maximumMessageBytes: Int = 64 << 20
     ) {
         self.maximumMessageBytes = maximumMessageBytes
+        self.caFile = caFile
         self.endpoint = endpoint
         self.clock = clock
         self.tapsFrames = tapsFrames
@@ -204,16 +205,55 @@ public final class HomeAssistantLink: @unchecked Sendable {
         for string in cStrings { free(string) }
     }
 
-    /// Starts connecting (and reconnecting) until `stop`; throws when its
-    /// thread cannot be started.
-    public func start() throws(NamedThread.StartError) {
-        guard context != nil else {
-            yield(.disconnected(.noContext))
+    /// Why the link could not start.
+    public enum StartError: Error, CustomStringConvertible {
+        /// libwebsockets could not be set up (for wss://, its TLS: the CA file).
+        case context(caFile: String?)
+        /// The CA file for wss:// holds no certificate OpenSSL can load
+        /// (libwebsockets would only log it, and every connection would fail).
+        case caFile(path: String, reason: String)
+        /// The link's thread could not be started.
+        case thread(NamedThread.StartError)
+
+        public var description: String {
+            switch self {
+            case .context(let caFile):
+                return "libwebsockets could not set up the connection to Home Assistant"
+                    + (caFile.map { " (HA_CA_FILE \($0): is it a PEM certificate?)" } ?? "")
+            case .caFile(let path, let reason):
+                return "HA_CA_FILE \(path) holds no certificate to trust Home Assistant's with (\(reason))"
+            case .thread(let error): return "\(error)"
+            }
+        }
+    }
+
+    /// Starts connecting (and reconnecting) until `stop`; throws when it cannot.
+    public func start() throws(StartError) {
+        if endpoint.secure, let caFile, let reason = Self.unloadable(caFile) {
             continuation.finish()
-            return
+            throw .caFile(path: caFile, reason: reason)
+        }
+        guard context != nil else {
+            continuation.finish()
+            throw .context(caFile: caFile)
         }
         // The thread holds the link until it ends (`stop`).
-        serviceThread = try NamedThread("pb-ha-link") { [self] in serve() }
+        do { serviceThread = try NamedThread("pb-ha-link") { [self] in serve() } } catch { throw .thread(error) }
+    }
+
+    /// Why OpenSSL cannot load `path` as trusted certificates, as
+    /// libwebsockets will try to (`SSL_CTX_load_verify_locations`), or nil.
+    static func unloadable(_ path: String) -> String? {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { return "OpenSSL could not be set up" }
+        defer { SSL_CTX_free(context) }
+        ERR_clear_error()
+        guard SSL_CTX_load_verify_locations(context, path, nil) != 1 else { return nil }
+        var text = [CChar](repeating: 0, count: 256)
+        let code = ERR_get_error()
+        ERR_clear_error()
+        guard code != 0 else { return "not a PEM certificate" }
+        ERR_error_string_n(code, &text, text.count)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Closes the connection and ends `events`. Safe from any thread.

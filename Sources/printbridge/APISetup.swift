@@ -12,8 +12,10 @@ import Glibc
 
 /// Starting the app's HTTP API for `run`, from the API settings.
 enum APISetup {
-    /// The server, or nil when API_LISTEN is "off". Exit 78 for bad settings.
-    static func start(
+    /// The server, listening but not yet serving (it is a service of `run`'s
+    /// group), or nil when API_LISTEN is "off". Exit 78 for bad settings
+    /// and for an address it cannot listen on.
+    static func server(
         settings: Settings, store: DeviceStore, apns: ControlAPI.APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot],
         devicesChanged: @escaping @Sendable () -> Void, allowWithoutToken: Bool, logger: Logger, metrics: AgentMetrics
     ) throws
@@ -47,14 +49,11 @@ enum APISetup {
         }
         do {
             let server = try HTTPServer(host: host, port: port) { control.handle($0) }
-            try server.start()
             let address = "\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
             logger.info("API listening", metadata: ["api.address": "\(address)", "api.port": .stringConvertible(server.port)])
             return server
-        } catch let error as NamedThread.StartError {
-            throw CommandFailure.system("\(error)")
         } catch {
-            throw CommandFailure.config("\(error)")
+            throw CommandFailure.config("the app's API: \(error)")
         }
     }
 

@@ -4,7 +4,6 @@ import APNsClient
 import ArgumentParser
 import ControlAPI
 import DeviceStore
-import Dispatch
 import EventReplay
 import HomeAssistantLink
 import Logging
@@ -90,42 +89,40 @@ struct RunCommand: AsyncParsableCommand {
             linkEvents: link.events, sender: sender, store: AgentStore(deviceStore, logger: logger), planner: planner,
             metrics: metrics, logger: logger, configuration: agentConfiguration,
             hooks: .init(
-                stopLink: { link.stop() }, releaseMemory: { FreedMemory.release() },
-                publishPrinters: { list in printers.withLock { $0 = list } }))
-        let server = try APISetup.start(
+                releaseMemory: { FreedMemory.release() }, publishPrinters: { list in printers.withLock { $0 = list } }))
+        let server = try APISetup.server(
             settings: settings, store: deviceStore,
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
             allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
-        defer { server?.stop() }
-        // SIGHUP: the settings file and the devices are read again.
-        let reload = SettingsReload(settings, logger: logger)
-        signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        hangup.setEventHandler {
-            if let configuration = reload.reread() {
-                agent.inbox.reconfigure(configuration)
-            }
-            agent.inbox.devicesChanged()
-        }
-        hangup.resume()
-        defer { hangup.cancel() }
+        // One group: started in this order and, at SIGTERM or SIGINT (or a
+        // part failing), shut down in reverse: SIGHUP's reader, then the link
+        // (no more events), the agent (pushes in flight answered, everything
+        // written down), the API, APNs.
+        let parts: [RunPart] = [
+            apns.map { RunPart(.apns, $0) }, server.map { RunPart(.api, $0) }, RunPart(.agent, agent),
+            RunPart(.homeAssistant, link),
+            RunPart(.hangup, HangupService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox)),
+        ].compactMap { $0 }
         logger.info("connecting to Home Assistant", metadata: ["ha.url": "\(endpoint)"])
-        try RunCommand.start(link)
-        let services = ServiceGroup(configuration: .init(
-            services: [.init(service: agent)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(configuration: .init(
+            services: parts.map {
+                .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                      failureTerminationBehavior: .gracefullyShutdownGroup)
+            },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await services.run()
+            try await group.run()
         } catch {
-            link.stop()
-            throw CommandFailure.config("the device store \(deviceStore.path) cannot be read: \(error)")
+            throw RunPart.failure(error, store: deviceStore.path)
         }
     }
 
-    /// Starts the link's threads, or exits 71 with the system's reason.
+    /// Starts the link's threads, or exits 71 with the system's reason (78
+    /// when libwebsockets cannot be set up: its TLS, the CA file).
     static func start(_ link: HomeAssistantLink) throws {
         do { try link.start() } catch {
-            throw CommandFailure.system("\(error)")
+            throw RunPart.failure(RunPart.Failure(part: .homeAssistant, error: error), store: "")
         }
     }
 

@@ -258,12 +258,10 @@ final class AgentHarness: Sendable {
 
     /// What the agent did through its hooks.
     final class HookCalls: Sendable {
-        let linkStopped = Mutex(false)
         let trims = Mutex(0)
         let published = Mutex<[PrinterSnapshot]>([])
     }
 
-    var linkStopped: Bool { calls.linkStopped.withLock { $0 } }
     var trims: Int { calls.trims.withLock { $0 } }
     var published: [PrinterSnapshot] { calls.published.withLock { $0 } }
 
@@ -292,10 +290,6 @@ final class AgentHarness: Sendable {
             linkEvents: stream, sender: sender, store: agentStore, clock: clock, planner: planner,
             metrics: metrics, logger: logger, configuration: .init(endpoint: try HAEndpoint(url: "http://127.0.0.1:8123")),
             hooks: .init(
-                stopLink: {
-                    calls.linkStopped.withLock { $0 = true }
-                    Self.end(continuation)
-                },
                 releaseMemory: { calls.trims.withLock { $0 += 1 } },
                 publishPrinters: { list in calls.published.withLock { $0 = list } },
                 handled: { handled.record($0) }))

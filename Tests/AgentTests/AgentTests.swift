@@ -24,19 +24,17 @@ import Testing
         // The store holds the printer's memory and no unanswered push.
         #expect(try h.store.outbox().isEmpty)
         #expect(try h.store.notificationStates()[AgentHarness.printer] != nil)
-        #expect(h.sender.shutdowns == 1)
+        #expect(h.sender.shutdowns == 0, "the sender is a service of its own, shut down after the agent")
         #expect(h.logs.messages().last == "stopped")
     }
 
-    @Test func withNothingPendingTheAgentAsksToBeWokenOnlyForTheStoreCheck() async throws {
+    @Test func withNothingPendingTheAgentAsksToBeWokenForNothing() async throws {
         let h = try AgentHarness()
         try await withAgent(h) { h, _ in
             await h.set("_print_status", "idle")
             await h.handled.wait(until: { _ in true })
-            let now = h.clock.now()
-            // Only the store's data-version check (1 s) sleeps: no tick, no pipeline timer.
-            #expect(h.clock.sleepingUntil.allSatisfy { $0 - now <= 1 })
-            #expect(h.clock.sleepingUntil.count <= 1)
+            // No tick, no pipeline timer, no store check: nothing sleeps on the clock.
+            #expect(h.clock.sleepingUntil.isEmpty)
         }
     }
 
@@ -98,14 +96,14 @@ import Testing
         #expect(h.logs.all.contains { $0.message == "devices reloaded" && $0.metadata["devices.count"] == "1" })
     }
 
-    @Test func anotherProcessAddingAPhoneIsNoticedByTheStoreCheck() async throws {
+    /// Another connection's commit (as `printbridge devices add` makes) is
+    /// noticed by the watch on the store's files, with no time passing.
+    @Test func anotherProcessAddingAPhoneIsNoticedByTheStoreWatch() async throws {
         let h = try AgentHarness(phones: [])
         try await withAgent(h) { h, _ in
-            // The agent has read the store's version once its check sleeps.
             await h.set("_print_status", "idle")
             let other = try DeviceStore(directory: h.directory)
             _ = try other.register(apnsToken: String(repeating: "12", count: 32), haURL: nil, printerPrefix: nil, printerName: nil)
-            h.clock.advance(by: 1)
             await h.handled.wait(for: .devicesChanged, count: 1)
         }
         #expect(h.metrics.exposition().contains("printbridge_devices 1"))
@@ -123,7 +121,9 @@ import Testing
         }
     }
 
-    @Test func gracefulShutdownStopsTheLinkAndWaitsForPushesInFlight() async throws {
+    /// In `run`'s group the link is shut down first; the agent's own graceful
+    /// shutdown takes no more of its events either way.
+    @Test func gracefulShutdownTakesNoMoreEventsAndWaitsForPushesInFlight() async throws {
         let h = try AgentHarness()
         h.sender.hold()
         try await testGracefulShutdown { trigger in
@@ -132,11 +132,12 @@ import Testing
             #expect(h.sender.heldCount == 1)
             trigger.triggerGracefulShutdown()
             await h.handled.wait(for: .linkEnded, count: 1)
-            #expect(h.linkStopped)
+            await h.set("_print_progress", "30")
             // Still running: the push in flight has its grace.
             h.sender.release()
             try await run.value
         }
+        #expect(h.alerts.map(\.event) == [.started], "no milestone from news after the shutdown")
         #expect(try h.store.outbox().isEmpty, "answered within the grace")
         #expect(h.logs.messages().last == "stopped")
     }
@@ -234,7 +235,7 @@ import Testing
             await h.advance(by: 2)  // the retry goes out and waits for APNs
             #expect(h.sender.heldCount == 1)
             let now = h.clock.now()
-            // No wake-up is due now (a busy loop); the store check is the only sleeper.
+            // No wake-up is due now (a busy loop).
             #expect(h.clock.sleepingUntil.allSatisfy { $0 > now })
             #expect(h.handled.kinds.filter { $0 == .deadline }.count == 2)
             h.sender.release()

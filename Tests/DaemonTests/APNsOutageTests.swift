@@ -33,18 +33,20 @@ import Glibc
         let environment = apns.environment.merging(["APNS_RETRY_MAX": "3"]) { $1 }
         let first = try DaemonTests.Agent(
             port: ha.port, devices: devices, environment: environment, dryRun: false, stateDirectory: state)
-        #expect(first.wait(upTo: 15) { first.log.contains("subscribed to state changes") })
+        #expect(first.wait(upTo: 30) { first.log.contains("subscribed to state changes") })
         apns.stop()
         let down = Date()
-        #expect(first.wait(upTo: 20) { ha.stats()["timeline_done"] == 1 }, "the print plays while APNs is away")
-        #expect(first.wait(upTo: 10) { first.log.contains("APNs did not answer") })
-        #expect(!first.log.contains("push given up"))
+        #expect(first.wait(upTo: 30) { ha.stats()["timeline_done"] == 1 }, "the print plays while APNs is away")
+        #expect(first.wait(upTo: 30) { first.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(first.wait(upTo: 30) { first.log.contains("APNs did not answer") })
         #expect(first.stop() == 0)
+        #expect(!first.log.contains("push given up"))
         #expect(first.log.contains("kept in the outbox for the next start"), "\(first.log.suffix(2000))")
+        let connections = ha.stats()["connections"] ?? 0
 
         let second = try DaemonTests.Agent(
             port: ha.port, devices: devices, environment: environment, dryRun: false, stateDirectory: state)
-        #expect(second.wait(upTo: 10) { second.log.contains("kept from before the restart") })
+        #expect(second.wait(upTo: 30) { second.log.contains("kept from before the restart") })
         Thread.sleep(forTimeInterval: max(0, outage - Date().timeIntervalSince(down)))
         let back = try MockAPNsServer(recording: true, restarting: apns)
         let returned = Date()
@@ -56,7 +58,11 @@ import Glibc
                 && mine().contains { $0["activity_event"] as? String == "end" }
         })
         let recovery = Date().timeIntervalSince(returned)
-        second.wait(upTo: 1) { false }
+        // Nothing left that could go out again: HA's snapshot handled and the
+        // outbox empty (every push answered or superseded, no retry due).
+        #expect(second.wait(upTo: 30) {
+            second.hasReceivedEverything(from: ha, connectionsBefore: connections) && second.metric("printbridge_outbox_pushes") == 0
+        }, "\(second.log.suffix(2000))")
         #expect(second.stop() == 0)
 
         let alerts = mine().filter { ($0["token"] as? String) == device }
@@ -85,7 +91,7 @@ import Glibc
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--timeline", "6"])
         let agent = try DaemonTests.Agent(port: ha.port, devices: devices, environment: apns.environment, dryRun: false)
         func mine() -> [[String: Any]] { apns.requests().filter { ($0["token"] as? String) == device } }
-        #expect(agent.wait(upTo: 15) { mine().contains { $0["event"] as? String == "print_started" } })
+        #expect(agent.wait(upTo: 30) { mine().contains { $0["event"] as? String == "print_started" } })
         apns.blackHoleOpenConnections()
         let holed = Date()
         #expect(agent.wait(upTo: 30) { mine().contains { $0["event"] as? String == "print_complete" } })

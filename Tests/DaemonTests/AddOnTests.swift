@@ -64,14 +64,7 @@ import Testing
         String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
     }
 
-    func wait(upTo seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return condition()
-    }
+    func wait(upTo seconds: Double, _ condition: () -> Bool) -> Bool { waitUntil(upTo: seconds, condition) }
 
     @Test func theServiceStartsThroughWithContenvAndReachesHomeAssistant() throws {
         let ha = try DaemonTests.MockHA(
@@ -85,7 +78,7 @@ import Testing
         let service = try container.start(out: out, err: err)
         defer { if service.isRunning { service.terminate() } }
         let log = { self.text(out) + self.text(err) }
-        #expect(wait(upTo: 20) { log().contains("print ended  ") && log().contains("print.outcome=complete") }, "\(log().suffix(3000))")
+        #expect(wait(upTo: 30) { log().contains("print ended  ") && log().contains("print.outcome=complete") }, "\(log().suffix(3000))")
         #expect(log().contains("connected to Home Assistant  ha.url=ws://127.0.0.1:\(ha.port)/core/websocket"), "HA through the Supervisor's proxy path")
         #expect(log().contains("subscribed to state changes"))
         #expect(log().contains("Dry run: pushes are written to this log"), "the dry_run option")

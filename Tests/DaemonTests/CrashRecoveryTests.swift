@@ -40,7 +40,7 @@ import Glibc
                     port: ha.port, devices: devices, environment: apns.environment, dryRun: false, stateDirectory: state)
                 if index == 0 {
                     // The agent watches; the print begins (the mock starts its timeline on this subscription).
-                    #expect(agent.wait(upTo: 15) { agent.log.contains("subscribed to state changes") })
+                    #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
                 }
                 Thread.sleep(forTimeInterval: max(0, kill - elapsed))
                 agent.process.signal(SIGKILL)
@@ -49,17 +49,22 @@ import Glibc
                 Thread.sleep(forTimeInterval: down)
                 elapsed = kill + down
             }
+            let connections = ha.stats()["connections"] ?? 0
             let last = try DaemonTests.Agent(
                 port: ha.port, devices: devices, environment: apns.environment, dryRun: false, stateDirectory: state)
             func mine() -> [[String: Any]] {
                 apns.requests().filter { ($0["token"] as? String) == device || ($0["token"] as? String) == activity }
             }
-            _ = last.wait(upTo: 20) {
+            // The print over and nothing left that could go out again: every
+            // event HA sent this agent handled (its snapshot too), the outbox
+            // empty. Not met, the checks below say what went wrong.
+            _ = last.wait(upTo: 30) {
                 ha.stats()["timeline_done"] == 1
                     && mine().contains { $0["event"] as? String == "print_complete" }
                     && mine().contains { $0["activity_event"] as? String == "end" }
+                    && last.hasReceivedEverything(from: ha, connectionsBefore: connections)
+                    && last.metric("printbridge_outbox_pushes") == 0
             }
-            last.wait(upTo: 0.3) { false }
             #expect(last.stop() == 0)
             let requests = mine()
             func distinct(_ matching: ([String: Any]) -> Bool) -> [[String: Any]] {

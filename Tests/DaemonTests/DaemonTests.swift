@@ -30,11 +30,33 @@ import Testing
             try? FileManager.default.removeItem(atPath: statsPath + ".tmp")
         }
 
-        func stats() -> [String: Int] {
+        /// The mock's counters (its stats file, written whole).
+        func stats() -> [String: Int] { Self.counters(rawStats()) }
+
+        func rawStats() -> [String: Any] {
             guard let data = FileManager.default.contents(atPath: statsPath),
-                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             else { return [:] }
             return object
+        }
+
+        static func counters(_ raw: [String: Any]) -> [String: Int] { raw.compactMapValues { $0 as? Int } }
+
+        /// One WebSocket connection as the mock saw it.
+        struct Connection {
+            /// 1 for the first connection, in order.
+            var number: Int
+            /// state_changed events sent on it.
+            var events: Int
+            /// Its subscription's result was sent.
+            var subscribed: Bool
+        }
+
+        static func connections(_ raw: [String: Any]) -> [Connection] {
+            let all = raw["by_connection"] as? [String: [String: Int]] ?? [:]
+            return all.compactMap { key, value in
+                Int(key).map { Connection(number: $0, events: value["events"] ?? 0, subscribed: value["subscribed"] == 1) }
+            }.sorted { $0.number < $1.number }
         }
     }
 
@@ -130,15 +152,41 @@ import Testing
             }
         }
 
-        /// Waits until `condition` holds or `seconds` pass.
+        /// Waits until `condition` holds or `seconds` pass (`waitUntil`).
         @discardableResult
         func wait(upTo seconds: Double, until condition: () -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if condition() { return true }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return condition()
+            waitUntil(upTo: seconds, condition)
+        }
+
+        /// The port of the app's API, once the agent has logged it.
+        var apiPort: Int? {
+            records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }?["api.port"] as? Int
+        }
+
+        /// A value on the agent's /metrics (summed over the series whose
+        /// labels contain `filter`); nil while /metrics does not answer.
+        func metric(_ name: String, containing filter: String = "") -> Double? {
+            guard let port = apiPort, let reply = LocalHTTP.get(port: port, "/metrics"), reply.status == 200 else { return nil }
+            return DaemonTests.value(reply.body, name, containing: filter)
+        }
+
+        /// Whether the agent has taken in all the mock HA had to send it: the
+        /// mock has sent its whole recording; on each of the agent's
+        /// connections (those after the mock's first `connectionsBefore`,
+        /// which were another agent's) the snapshot was handled ("subscribed
+        /// to state changes" is logged after it) and every event sent
+        /// arrived (printbridge_ha_events_total, counted as the link reads
+        /// them). The agent handles whatever arrived before it exits, so
+        /// after this and `stop()` the log holds every push those messages
+        /// made: what a test needs before it says something did *not* happen.
+        func hasReceivedEverything(from ha: MockHA, connectionsBefore: Int = 0) -> Bool {
+            let raw = ha.rawStats()
+            let mine = MockHA.connections(raw).filter { $0.number > connectionsBefore }
+            let subscribed = mine.filter(\.subscribed).count
+            guard MockHA.counters(raw)["recording_done"] == 1, subscribed > 0,
+                logged("subscribed to state changes").count >= subscribed
+            else { return false }
+            return metric("printbridge_ha_events_total") == Double(mine.map(\.events).reduce(0, +))
         }
 
         /// Resident memory now (VmRSS), in bytes.
@@ -156,11 +204,21 @@ import Testing
             return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
         }
 
-        /// SIGTERM, then the exit status.
+        /// SIGTERM, then the exit status; SIGKILL (137) if it has not
+        /// stopped within a minute, so a stuck agent fails its test instead
+        /// of hanging the run.
         func stop() -> Int32 {
             process.terminate()
-            return process.waitForExit()
+            return process.waitForExit(upTo: 60)
         }
+    }
+
+    /// name{labels} value → value, summed over every series of `name` whose
+    /// labels contain `filter`.
+    static func value(_ exposition: String, _ name: String, containing filter: String = "") -> Double {
+        exposition.split(separator: "\n").filter { line in
+            !line.hasPrefix("#") && (line.hasPrefix(name + " ") || line.hasPrefix(name + "{")) && (filter.isEmpty || line.contains(filter))
+        }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
     }
 
     static func temporaryDirectory(_ name: String) -> String {
@@ -184,10 +242,12 @@ import Testing
     @Test func aLivePrintProducesItsPushes() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl")
         let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
-        #expect(agent.wait(upTo: 20) { agent.alerts.count >= 5 && agent.pushes.last?["event"] as? String == "end" })
+        #expect(agent.wait(upTo: 30) { agent.alerts.count >= 5 && agent.pushes.last?["event"] as? String == "end" })
+        // Exactly these alerts: counted once every event has been handled and the agent stopped.
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         #expect(agent.alerts == Self.fullPrintAlerts)
         #expect(agent.pushes.filter { $0["event"] as? String == "update" }.first?["priority"] as? Int == 10)
-        #expect(agent.stop() == 0)
         #expect(agent.log.contains("subscribed to state changes"))
         #expect(agent.log.contains("stopped"))
         #expect(!agent.log.contains(Self.token), "the token is never logged")
@@ -196,31 +256,38 @@ import Testing
     @Test func anHARestartMidPrintDoesNotRepeatTheStart() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--drop-after", "80"])
         let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
-        #expect(agent.wait(upTo: 25) { agent.alerts.contains("ab complete") })
-        agent.wait(upTo: 1) { false }
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
+        // "No duplicate" holds only once the resync and every event after it
+        // have been handled: all of it received, then the agent stopped.
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         #expect(ha.stats()["connections"] == 2)
         #expect(agent.alerts == Self.fullPrintAlerts, "resync brings no duplicate")
-        #expect(agent.wait(upTo: 5) { !agent.logged("reconnecting to Home Assistant").isEmpty })
-        #expect(agent.stop() == 0)
+        #expect(!agent.logged("reconnecting to Home Assistant").isEmpty)
     }
 
     @Test func aPrintThatFinishedWhileDisconnectedCompletesExactlyOnce() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--drop-after", "80", "--skip-while-down"])
         let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
-        #expect(agent.wait(upTo: 25) { agent.alerts.contains("ab complete") })
-        agent.wait(upTo: 1.5) { false }
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
+        // Exactly once: counted after the second connection's snapshot has been handled and the agent stopped.
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         #expect(ha.stats()["connections"] == 2)
         #expect(agent.alerts.filter { $0 == "ab complete" }.count == 1)
         #expect(agent.alerts.filter { $0 == "ab started" }.count == 1)
         #expect(agent.pushes.filter { $0["event"] as? String == "end" }.count == 1, "the Live Activity ends too")
-        #expect(agent.stop() == 0)
     }
 
     @Test func aRejectedTokenIsReportedOnceWithoutAHotLoop() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--reject-token"])
         let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
-        #expect(agent.wait(upTo: 10) { agent.log.contains("rejected the access token") })
-        agent.wait(upTo: 3) { false }
+        #expect(agent.wait(upTo: 30) { agent.log.contains("rejected the access token") })
+        // No hot loop: once the rejection is handled, the one retry is
+        // scheduled minutes away, and it was the only attempt so far (the
+        // mock counts an attempt before it answers it).
+        #expect(agent.wait(upTo: 30) { !agent.logged("reconnecting to Home Assistant").isEmpty })
+        #expect(agent.logged("reconnecting to Home Assistant").map { "\($0["reconnect.in_seconds"] ?? "")" } == ["300"])
         #expect(ha.stats()["auth_attempts"] == 1, "retries wait minutes")
         #expect(agent.process.isRunning)
         #expect(agent.log.contains("trying again in 5 minutes"))
@@ -249,12 +316,13 @@ import Testing
     @Test func aFiveMegabyteSnapshotInFragmentsAndCoalescedEvents() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--big-snapshot", "5", "--fragment", "--coalesce"])
         let agent = try Agent(port: ha.port, devices: try DaemonTests.devicesFile())
-        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
-        agent.wait(upTo: 0.5) { false }
+        #expect(agent.wait(upTo: 60) { agent.alerts.contains("ab complete") })
+        // Everything sent and handled (the mock's counters are final then too).
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         #expect(agent.alerts == DaemonTests.fullPrintAlerts)
         #expect((ha.stats()["largest_message"] ?? 0) > 5_000_000)
         #expect(ha.stats()["coalesce_requested"] == 1)
-        #expect(agent.stop() == 0)
     }
 
     @Test func aLargeSnapshotsMemoryIsGivenBack() throws {
@@ -263,15 +331,21 @@ import Testing
             let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: arguments + ["--start-delay", "60"])
             let agent = try Agent(port: ha.port, devices: try DaemonTests.devicesFile())
             #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
-            // Until the agent has done with what it was sent (no CPU used for
-            // half a second), then the next ticks.
+            // Until the agent has taken the huge event (counted once the link
+            // has read and parsed it), done with what it was sent, and given
+            // the memory back: the heap is trimmed 0.5 s after a bulk message,
+            // so a whole second without CPU time comes after that trim.
+            // (Generous: making, sending and parsing 50 MB took over a minute
+            // on a machine at load 15.)
+            if arguments.contains("--huge-event") {
+                #expect(agent.wait(upTo: 300) { (agent.metric("printbridge_ha_events_total") ?? 0) >= 1 })
+            }
             var busy = agent.cpuTicks
-            #expect(agent.wait(upTo: 60) {
-                Thread.sleep(forTimeInterval: 0.5)
+            #expect(agent.wait(upTo: 300) {
+                Thread.sleep(forTimeInterval: 1)
                 defer { busy = agent.cpuTicks }
-                return agent.cpuTicks == busy && (ha.stats()["huge_event_bytes"] != nil || !arguments.contains("--huge-event"))
+                return agent.cpuTicks == busy
             })
-            agent.wait(upTo: 1.5) { false }
             let bytes = agent.residentBytes
             #expect(agent.stop() == 0)
             return bytes
@@ -293,13 +367,21 @@ import Testing
         let agent = try Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(),
             environment: ["HA_PING_INTERVAL": "1", "HA_PONG_TIMEOUT": "1"])
-        #expect(agent.wait(upTo: 20) { (ha.stats()["pings"] ?? 0) >= 4 })
+        // The mock counts a ping when it reads it and the batched reply when
+        // it sends it, so wait for the replies themselves: the
+        // bambu_lab_event subscription's result and four pongs. A fifth ping
+        // proves the fourth pong reached the session: with the timeout equal
+        // to the interval, a missing pong closes the connection instead.
+        #expect(agent.wait(upTo: 60) { (ha.stats()["batched_replies"] ?? 0) >= 5 && (ha.stats()["pings"] ?? 0) >= 5 },
+                "mock HA: \(ha.rawStats())")
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         let stats = ha.stats()
         #expect(stats["connections"] == 1, "no reconnect: \(agent.log)")
         #expect((stats["batched_replies"] ?? 0) >= 5, "the bambu_lab_event subscription's result and the pongs")
         #expect(!agent.log.contains("no pong"))
         #expect(agent.alerts == DaemonTests.fullPrintAlerts)
-        #expect(agent.stop() == 0)
     }
 
     /// A server that takes the connection and never answers the handshake:
@@ -307,10 +389,18 @@ import Testing
     /// libwebsockets' own timeout before).
     @Test func aHandshakeThatNeverAnswersDoesNotHoldUpTheStop() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/silent_server.py").path
-        let silent = try MockProcess(script: script, arguments: [])
+        let stats = NSTemporaryDirectory() + "printbridge-silent-\(UUID().uuidString.prefix(8)).json"
+        defer {
+            try? FileManager.default.removeItem(atPath: stats)
+            try? FileManager.default.removeItem(atPath: stats + ".tmp")
+        }
+        let silent = try MockProcess(script: script, arguments: ["--stats", stats])
         let agent = try Agent(port: silent.port, devices: try DaemonTests.devicesFile())
-        #expect(agent.wait(upTo: 10) { agent.log.contains("connecting to") })
-        agent.wait(upTo: 1) { false }
+        // Stopped mid-handshake: the server has the agent's upgrade request and answers nothing.
+        #expect(agent.wait(upTo: 30) {
+            let data = FileManager.default.contents(atPath: stats) ?? Data()
+            return ((try? JSONSerialization.jsonObject(with: data)) as? [String: Int])?["bytes"] ?? 0 > 0
+        })
         let stopped = Date()
         agent.process.terminate()
         #expect(agent.process.waitForExit(upTo: 10) == 0)
@@ -323,11 +413,13 @@ import Testing
         let agent = try Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(),
             environment: ["HA_PING_INTERVAL": "1", "HA_PONG_TIMEOUT": "1"])
-        #expect(agent.wait(upTo: 15) { (ha.stats()["connections"] ?? 0) >= 2 })
-        #expect(agent.log.contains("no pong from Home Assistant"))
+        #expect(agent.wait(upTo: 30) { (ha.stats()["connections"] ?? 0) >= 2 })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("no pong from Home Assistant") })
         #expect((ha.stats()["pings"] ?? 0) >= 1)
-        #expect(agent.alerts.filter { $0 == "ab started" }.count == 1, "the reconnect repeats nothing")
+        // The reconnect's resync is handled once its "subscribed" is logged; stopped, the log is whole.
+        #expect(agent.wait(upTo: 30) { agent.logged("subscribed to state changes").count >= 2 })
         #expect(agent.stop() == 0)
+        #expect(agent.alerts.filter { $0 == "ab started" }.count == 1, "the reconnect repeats nothing")
     }
 }
 
@@ -338,14 +430,20 @@ import Testing
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
         let devices = try DaemonTests.devicesFile()
         let agent = try DaemonTests.Agent(port: ha.port, devices: devices, environment: apns.environment, dryRun: false)
-        #expect(agent.wait(upTo: 20) { agent.pushes.filter { $0["outcome"] as? String == "delivered" }.count >= 7 })
+        // The Live Activity's end is the print's last push; every event
+        // handled and the agent stopped (pushes in flight get their answer
+        // first), each push's outcome is in the log.
+        #expect(agent.wait(upTo: 30) {
+            agent.pushes.contains { $0["event"] as? String == "end" && $0["outcome"] as? String == "delivered" }
+        })
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         let outcomes = agent.pushes
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "delivered" }, "\(outcomes)")
         #expect(outcomes.filter { $0["push_type"] as? String == "alert" }.map { $0["event"] as? String } ==
                 ["started", "milestone", "milestone", "milestone", "complete"])
         #expect(try apns.stat("connections") == 1)
         #expect(try apns.stat("requests") == outcomes.count)
-        #expect(agent.stop() == 0)
         #expect(agent.log.contains("stopped"))
     }
 }
@@ -353,14 +451,30 @@ import Testing
 @Suite struct RecordTests {
     /// A recording replays to exactly what replaying the source gives.
     @Test func aRecordingReplaysLikeTheSessionItRecorded() throws {
-        let ha = try DaemonTests.MockHA(events: "bambu-pause-resume.jsonl")
+        // HA goes away for good once it has sent the whole recording: the
+        // recorder's "disconnected" line comes after every frame it got, so
+        // the test stops it then rather than after a fixed time.
+        let never = NSTemporaryDirectory() + "printbridge-never-\(UUID().uuidString.prefix(8))"
+        let ha = try DaemonTests.MockHA(events: "bambu-pause-resume.jsonl", arguments: ["--drop-at-end", "--hold-reconnects", never])
         let path = NSTemporaryDirectory() + "printbridge-recording-\(UUID().uuidString.prefix(8)).jsonl"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let record = try CommandRunner.run(
-            ["record", "--out", path, "--duration", "3"],
-            environment: ["HA_URL": "http://127.0.0.1:\(ha.port)", "HA_TOKEN": DaemonTests.token])
-        #expect(record.status == 0, "\(record.stderr)")
-        #expect(record.stdout.contains("recording ended"))
+        let output = NSTemporaryDirectory() + "printbridge-record-\(UUID().uuidString.prefix(8)).out"
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: output)
+        }
+        let binary = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
+        let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let recorder = try ChildProcess(
+            binary, ["record", "--out", path],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["HA_URL": "http://127.0.0.1:\(ha.port)", "HA_TOKEN": DaemonTests.token]) { $1 },
+            stdout: .descriptor(fd), stderr: .descriptor(fd))
+        close(fd)
+        let log = { String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self) }
+        #expect(waitUntil(upTo: 60) { log().contains("disconnected from Home Assistant") }, "\(log())")
+        recorder.terminate()
+        #expect(recorder.waitForExit(upTo: 60) == 0, "\(log())")
+        #expect(log().contains("recording ended"))
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.hasPrefix(#"{"type": "auth_required""#) || text.hasPrefix(#"{"type":"auth_required""#))
         #expect(!text.contains(DaemonTests.token), "the token is not in the recording")
@@ -397,12 +511,12 @@ import Testing
             "--rename", "_task_name=_aufgabenname", "--registry", registry,
         ])
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
-        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
-        agent.wait(upTo: 0.5) { false }
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         #expect(agent.alerts == DaemonTests.fullPrintAlerts)
         let started = agent.pushes.first { $0["event"] as? String == "started" }
         #expect(started != nil)
-        #expect(agent.stop() == 0)
     }
 }
 
@@ -418,16 +532,16 @@ import Testing
 
         let untrusted = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["HA_URL": url])
-        untrusted.wait(upTo: 3) { false }
+        // Refused at the TLS handshake: that is where a token would have followed.
+        #expect(untrusted.wait(upTo: 30) { untrusted.log.contains("name its CA in HA_CA_FILE") })
+        #expect(untrusted.stop() == 0)
         #expect(untrusted.alerts.isEmpty)
         #expect(ha.stats()["auth_attempts"] ?? 0 == 0, "no token is sent to an unverified server")
-        #expect(untrusted.log.contains("name its CA in HA_CA_FILE"))
-        #expect(untrusted.stop() == 0)
 
         let trusted = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(),
             environment: ["HA_URL": url, "HA_CA_FILE": directory + "/ha-ca.pem"])
-        #expect(trusted.wait(upTo: 20) { trusted.alerts.contains("ab complete") })
+        #expect(trusted.wait(upTo: 30) { trusted.alerts.contains("ab complete") })
         #expect(trusted.alerts == DaemonTests.fullPrintAlerts)
         #expect(trusted.stop() == 0)
     }
@@ -443,13 +557,15 @@ import Testing
         let devices = NSTemporaryDirectory() + "printbridge-devices-\(UUID().uuidString.prefix(8)).json"
         try #"[{"apnsToken":"\#(dead)"},{"apnsToken":"\#(live)"}]"#.write(toFile: devices, atomically: true, encoding: .utf8)
         let agent = try DaemonTests.Agent(port: ha.port, devices: devices, environment: apns.environment, dryRun: false)
-        #expect(agent.wait(upTo: 25) { agent.pushes.filter { $0["event"] as? String == "complete" }.count >= 1 })
-        agent.wait(upTo: 1) { false }
+        #expect(agent.wait(upTo: 30) { agent.pushes.filter { $0["event"] as? String == "complete" }.count >= 1 })
+        // Every event handled, then stopped (pushes in flight answered first):
+        // whatever the agent would send the dead token, the mock has seen.
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.stop() == 0)
         let seen = try apns.stats()["tokens_seen"] as? [String: Int] ?? [:]
         #expect(seen[dead] == 1, "one refused push, then the token is dropped")
         #expect(seen[live] == 5)
         #expect(agent.log.contains("removed"))
-        #expect(agent.stop() == 0)
         // The verdict is permanent: the store no longer has that phone.
         let listed = try CommandRunner.run(["devices", "list", "--format", "json"], environment: ["STATE_DIR": agent.stateDirectory])
         #expect(listed.stdout.split(separator: "\n").count == 1)
@@ -461,44 +577,65 @@ import Testing
 /// A restart of the agent with the same state directory: nothing twice,
 /// nothing missed.
 @Suite(.serialized) struct RestartTests {
+    /// The first agent is stopped once it has handled everything HA sent
+    /// it; HA stays down (the mock refuses new connections) until the
+    /// second starts, so the first cannot reconnect and take more meanwhile.
+    static func firstAgentDone(_ first: DaemonTests.Agent, _ ha: DaemonTests.MockHA) -> Bool {
+        // The disconnect is logged after every event of the connection it ends.
+        (ha.stats()["drops"] ?? 0) == 1 && !first.logged("disconnected from Home Assistant").isEmpty
+    }
+
     @Test func aRestartMidPrintRepeatsNothing() throws {
         let state = DaemonTests.temporaryDirectory("restart")
         let devices = try DaemonTests.devicesFile()
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--drop-after", "120", "--interval", "0.01"])
+        let back = state + "-ha-back"
+        let ha = try DaemonTests.MockHA(
+            events: "bambu-full-print.jsonl", arguments: ["--drop-after", "120", "--interval", "0.01", "--hold-reconnects", back])
         let first = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
-        #expect(first.wait(upTo: 15) { (ha.stats()["drops"] ?? 0) == 1 })
+        #expect(first.wait(upTo: 30) { Self.firstAgentDone(first, ha) })
         #expect(first.stop() == 0)
         let before = first.alerts
         #expect(before.first == "ab started")
         #expect(!before.contains("ab complete"))
         // The mock keeps the print going; a new agent process picks up where it was.
+        #expect(FileManager.default.createFile(atPath: back, contents: nil), "HA is back")
+        let connections = ha.stats()["connections"] ?? 0
         let second = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
-        #expect(second.wait(upTo: 20) { second.alerts.contains("ab complete") })
-        second.wait(upTo: 0.5) { false }
-        #expect(before + second.alerts == DaemonTests.fullPrintAlerts, "\(before) + \(second.alerts)")
+        #expect(second.wait(upTo: 30) { second.alerts.contains("ab complete") })
+        #expect(second.wait(upTo: 30) { second.hasReceivedEverything(from: ha, connectionsBefore: connections) },
+                "mock HA: \(ha.rawStats())")
         #expect(second.stop() == 0)
+        #expect(before + second.alerts == DaemonTests.fullPrintAlerts, "\(before) + \(second.alerts)")
     }
 
     @Test func aPrintThatFinishedWhileTheAgentWasDownCompletesOnce() throws {
         let state = DaemonTests.temporaryDirectory("restart")
         let devices = try DaemonTests.devicesFile()
+        let back = state + "-ha-back"
         let ha = try DaemonTests.MockHA(
-            events: "bambu-full-print.jsonl", arguments: ["--drop-after", "120", "--skip-while-down", "--interval", "0.01"])
+            events: "bambu-full-print.jsonl",
+            arguments: ["--drop-after", "120", "--skip-while-down", "--interval", "0.01", "--hold-reconnects", back])
         let first = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
-        #expect(first.wait(upTo: 15) { (ha.stats()["drops"] ?? 0) == 1 })
+        #expect(first.wait(upTo: 30) { Self.firstAgentDone(first, ha) })
         #expect(first.stop() == 0)
         #expect(first.alerts.first == "ab started")
+        #expect(!first.alerts.contains("ab complete"), "the print finished while no agent ran")
+        #expect(FileManager.default.createFile(atPath: back, contents: nil), "HA is back")
+        var connections = ha.stats()["connections"] ?? 0
         let second = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
-        #expect(second.wait(upTo: 15) { second.alerts.contains("ab complete") })
-        second.wait(upTo: 1) { false }
+        #expect(second.wait(upTo: 30) { second.alerts.contains("ab complete") })
+        #expect(second.wait(upTo: 30) { second.hasReceivedEverything(from: ha, connectionsBefore: connections) },
+                "mock HA: \(ha.rawStats())")
+        #expect(second.stop() == 0)
         #expect(second.alerts == ["ab complete"], "exactly one complete, no second start")
         #expect(second.pushes.filter { $0["event"] as? String == "end" }.count == 1, "and the Live Activity ends")
-        #expect(second.stop() == 0)
-        // A third start finds nothing left to say.
+        // A third start finds nothing left to say, once it has handled HA's snapshot.
+        connections = ha.stats()["connections"] ?? 0
         let third = try DaemonTests.Agent(port: ha.port, devices: devices, stateDirectory: state)
-        third.wait(upTo: 2) { false }
-        #expect(third.pushes.isEmpty)
+        #expect(third.wait(upTo: 30) { third.hasReceivedEverything(from: ha, connectionsBefore: connections) },
+                "mock HA: \(ha.rawStats())")
         #expect(third.stop() == 0)
+        #expect(third.pushes.isEmpty)
     }
 }
 
@@ -558,7 +695,7 @@ import Testing
         let empty = NSTemporaryDirectory() + "printbridge-no-devices-\(UUID().uuidString.prefix(8)).json"
         try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
         let agent = try DaemonTests.Agent(port: ha.port, devices: empty, stateDirectory: state)
-        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
         #expect(agent.alerts == DaemonTests.fullPrintAlerts)
         #expect(agent.stop() == 0)
     }
@@ -570,11 +707,14 @@ import FoundationNetworking
 /// gets the pushes of the next print.
 @Suite struct DaemonAPITests {
     @Test func aPhoneRegisteredThroughTheAPIGetsPushes() async throws {
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2"])
+        // The print begins once the agent has the phone (the test creates `go`).
+        let go = DaemonTests.temporaryDirectory("api-phone") + "/go"
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-file", go])
         let empty = NSTemporaryDirectory() + "printbridge-no-devices-\(UUID().uuidString.prefix(8)).json"
         try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
-        let agent = try DaemonTests.Agent(port: ha.port, devices: empty)
-        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening") })
+        // Device reloads log at debug.
+        let agent = try DaemonTests.Agent(port: ha.port, devices: empty, environment: ["LOG_LEVEL": "debug"])
+        #expect(agent.wait(upTo: 30) { agent.log.contains("API listening") })
         let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }
         let apiPort = try #require(listening?["api.port"] as? Int)
 
@@ -584,21 +724,22 @@ import FoundationNetworking
         request.httpBody = Data(#"{"apnsToken":"\#(String(repeating: "ab", count: 32))","haUrl":"http://ha:8123","printerPrefix":"x1c_00m09a350100123","printerName":"Workshop"}"#.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(agent.wait(upTo: 30) { !agent.logged("devices reloaded", ["devices.count": "1"]).isEmpty })
+        #expect(FileManager.default.createFile(atPath: go, contents: nil), "the print begins")
 
-        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
         #expect(agent.alerts == DaemonTests.fullPrintAlerts)
         #expect(agent.pushes.first { $0["event"] as? String == "started" } != nil)
 
-        // The API's printer view refreshes at most twice a second.
+        // The API's printer view follows the printer's last change.
         var printers = URLRequest(url: URL(string: "http://127.0.0.1:\(apiPort)/api/printers")!)
         printers.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
         var listed: [[String: Any]]?
-        for _ in 0..<20 {
+        #expect(try await waitUntil(upTo: 30, asking: {
             let (data, _) = try await URLSession.shared.data(for: printers)
             listed = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["printers"] as? [[String: Any]]
-            if listed?.first?["status"] as? String == "complete" { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+            return listed?.first?["status"] as? String == "complete"
+        }))
         #expect(listed?.first?["prefix"] as? String == "x1c_00m09a350100123")
         #expect(listed?.first?["status"] as? String == "complete")
         #expect(listed?.first?["progress"] as? Int == 100)
@@ -609,7 +750,7 @@ import FoundationNetworking
     @Test func theHealthCommandAsksTheRunningAgent() throws {
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
-        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
         let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }
         let port = try #require(listening?["api.port"] as? Int)
         // As the container runs it: API_LISTEN says 0.0.0.0, asked on 127.0.0.1.
@@ -622,12 +763,12 @@ import FoundationNetworking
         #expect(gone.stderr.contains("http://127.0.0.1:\(port)/healthz: ") && gone.stderr.contains("onnect"))
         // An agent that cannot reach HA is unready once the grace period is over.
         let lonely = try DaemonTests.Agent(port: 1, devices: try DaemonTests.devicesFile(), environment: ["HEALTH_HA_GRACE": "0.1"])
-        #expect(lonely.wait(upTo: 10) { lonely.log.contains("API listening") })
+        #expect(lonely.wait(upTo: 30) { lonely.log.contains("API listening") })
         let lonelyPort = try #require(lonely.records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }?["api.port"] as? Int)
         var unready = try CommandRunner.run(["health"], environment: ["API_LISTEN": "127.0.0.1:\(lonelyPort)"])
-        for _ in 0..<20 where unready.status == 0 {
-            Thread.sleep(forTimeInterval: 0.1)
+        try waitUntil(upTo: 30) {
             unready = try CommandRunner.run(["health"], environment: ["API_LISTEN": "127.0.0.1:\(lonelyPort)"])
+            return unready.status != 0
         }
         #expect(unready.status == 1 && unready.stdout.contains(#""status":"unhealthy""#))
         #expect(lonely.stop() == 0)
@@ -649,18 +790,21 @@ import FoundationNetworking
 /// The running agent notices devices changed by another process.
 @Suite struct DeviceReloadTests {
     @Test func aPhoneAddedWithTheCLIWhileRunningGetsPushes() throws {
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2.5"])
+        // The print begins once the agent has the phone (the test creates `go`).
+        let go = DaemonTests.temporaryDirectory("cli-phone") + "/go"
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-file", go])
         let empty = NSTemporaryDirectory() + "printbridge-no-devices-\(UUID().uuidString.prefix(8)).json"
         try "[]".write(toFile: empty, atomically: true, encoding: .utf8)
         // Routine reloads log at debug.
         let agent = try DaemonTests.Agent(port: ha.port, devices: empty, environment: ["LOG_LEVEL": "debug"])
-        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
         let added = try CommandRunner.run(
             ["devices", "add", "--token", String(repeating: "ab", count: 32), "--printer", "x1c_00m09a350100123"],
             environment: ["STATE_DIR": agent.stateDirectory])
         #expect(added.status == 0)
-        #expect(agent.wait(upTo: 5) { !agent.logged("devices reloaded", ["devices.count": "1"]).isEmpty })
-        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { !agent.logged("devices reloaded", ["devices.count": "1"]).isEmpty })
+        #expect(FileManager.default.createFile(atPath: go, contents: nil), "the print begins")
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
         #expect(agent.alerts == DaemonTests.fullPrintAlerts)
         #expect(agent.stop() == 0)
     }
@@ -669,9 +813,9 @@ import FoundationNetworking
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "30"])
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["LOG_LEVEL": "debug"])
-        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
         agent.process.signal(SIGHUP)
-        #expect(agent.wait(upTo: 5) { !agent.logged("devices reloaded", ["devices.count": "1"]).isEmpty })
+        #expect(agent.wait(upTo: 30) { !agent.logged("devices reloaded", ["devices.count": "1"]).isEmpty })
         #expect(agent.process.isRunning)
         #expect(ha.stats()["connections"] == 1, "the HA connection stays up")
         #expect(agent.stop() == 0)
@@ -682,7 +826,7 @@ import FoundationNetworking
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["MILESTONES": "50"])
-        #expect(agent.wait(upTo: 20) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
         #expect(agent.alerts == ["ab started", "ab milestone", "ab complete"])
         let milestone = try #require(agent.pushes.first { $0["event"] as? String == "milestone" })
         #expect("\(milestone)".contains("50% Complete"), "\(milestone)")
@@ -697,22 +841,22 @@ import FoundationNetworking
         try "milestones: 50\n".write(toFile: path, atomically: true, encoding: .utf8)
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["PRINTBRIDGE_CONFIG": path])
-        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
         try "milestones: 10,90\nlive_activity_interval: 12\nha_ping_interval: 5\n".write(toFile: path, atomically: true, encoding: .utf8)
         agent.process.signal(SIGHUP)
-        #expect(agent.wait(upTo: 5) {
+        #expect(agent.wait(upTo: 30) {
             !agent.logged("settings re-read", ["planner.milestones": "10,90", "planner.live_activity_interval": "12.0"]).isEmpty
         })
         let restartNeeded = agent.logged("a setting changed in the settings file; restart printbridge to apply it")
         #expect(restartNeeded.map { $0["config.setting"] as? String } == ["ha_ping_interval"], "milestones apply live")
         try "milestones: 10,90\n  nested: 1\n".write(toFile: path, atomically: true, encoding: .utf8)
         agent.process.signal(SIGHUP)
-        #expect(agent.wait(upTo: 5) { agent.log.contains("settings file not re-read, keeping the previous settings") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("settings file not re-read, keeping the previous settings") })
         #expect(agent.log.contains("\(path):2: unexpected indentation"))
         // A file that parses but holds a value the planner cannot use keeps the previous settings too.
         try "milestones: 10,150\n".write(toFile: path, atomically: true, encoding: .utf8)
         agent.process.signal(SIGHUP)
-        #expect(agent.wait(upTo: 5) {
+        #expect(agent.wait(upTo: 30) {
             !agent.logged("settings file not re-read, keeping the previous settings: a value is invalid",
                           ["error": "milestone 150 is outside 1–99"]).isEmpty
         })
@@ -728,7 +872,7 @@ import FoundationNetworking
         let apns = try MockAPNsServer()
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "60"])
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile(), environment: apns.environment, dryRun: false)
-        #expect(agent.wait(upTo: 10) { agent.log.contains("subscribed to state changes") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
         let started = Date()
         #expect(agent.stop() == 0)
         #expect(Date().timeIntervalSince(started) < 2.5, "stopped in \(Date().timeIntervalSince(started)) s")
@@ -741,9 +885,9 @@ import FoundationNetworking
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--big-snapshot", "3"])
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["HA_MAX_MESSAGE_MB": "1"])
-        #expect(agent.wait(upTo: 15) { agent.log.contains("larger than 1 MiB (HA_MAX_MESSAGE_MB)") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("larger than 1 MiB (HA_MAX_MESSAGE_MB)") })
         #expect(agent.process.isRunning)
-        #expect(agent.wait(upTo: 5) { !agent.logged("reconnecting to Home Assistant").isEmpty })
+        #expect(agent.wait(upTo: 30) { !agent.logged("reconnecting to Home Assistant").isEmpty })
         #expect(agent.stop() == 0)
     }
 }
@@ -758,7 +902,7 @@ import FoundationNetworking
         let keyText = try String(contentsOfFile: apns.keyPath, encoding: .utf8)
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: apns.environment, dryRun: false)
-        #expect(agent.wait(upTo: 20) { agent.pushes.contains { $0["event"] as? String == "end" } })
+        #expect(agent.wait(upTo: 30) { agent.pushes.contains { $0["event"] as? String == "end" } })
         #expect(agent.stop() == 0)
         let lines = String(decoding: FileManager.default.contents(atPath: agent.outPath) ?? Data(), as: UTF8.self)
             .split(separator: "\n")
@@ -784,13 +928,21 @@ import FoundationNetworking
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "30"])
         let text = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["LOG_FORMAT": "text"])
-        #expect(text.wait(upTo: 10) { text.log.contains("subscribed to state changes") })
+        #expect(text.wait(upTo: 30) { text.log.contains("subscribed to state changes") })
         #expect(text.stop() == 0)
         #expect(text.records.isEmpty, "text lines are not JSON")
         #expect(text.log.contains(" info    subscribed to state changes"))
+        // The quiet agent watches a print it cannot log at info: once the
+        // print is in its store (`printbridge history`), it has handled the
+        // subscription that "subscribed to state changes" would have told.
+        let printing = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
         let quiet = try DaemonTests.Agent(
-            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["LOG_LEVEL": "warning"])
-        quiet.wait(upTo: 3) { false }
+            port: printing.port, devices: try DaemonTests.devicesFile(), environment: ["LOG_LEVEL": "warning"])
+        #expect(quiet.wait(upTo: 60) { printing.stats()["recording_done"] == 1 })  // its store is open long since
+        #expect(try waitUntil(upTo: 30) {
+            try CommandRunner.run(["history", "--format", "json"], environment: ["STATE_DIR": quiet.stateDirectory])
+                .stdout.contains(#""outcome":"complete""#)
+        })
         #expect(quiet.stop() == 0)
         #expect(!quiet.log.contains("subscribed to state changes"), "info is below warning")
         let bad = try CommandRunner.run(
@@ -806,16 +958,10 @@ import FoundationNetworking
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
-    func apiPort(_ agent: DaemonTests.Agent) throws -> Int {
-        let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }
-        return try #require(listening?["api.port"] as? Int)
-    }
+    func apiPort(_ agent: DaemonTests.Agent) throws -> Int { try #require(agent.apiPort) }
 
-    /// name{labels} value → value, summed over every series of `name` whose labels contain `filter`.
     func value(_ exposition: String, _ name: String, containing filter: String = "") -> Double {
-        exposition.split(separator: "\n").filter { line in
-            !line.hasPrefix("#") && (line.hasPrefix(name + " ") || line.hasPrefix(name + "{")) && (filter.isEmpty || line.contains(filter))
-        }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+        DaemonTests.value(exposition, name, containing: filter)
     }
 
     /// Also when HA coalesces events into arrays: each event counts.
@@ -823,10 +969,16 @@ import FoundationNetworking
     func countersMatchWhatHappened(haArguments: [String]) async throws {
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: haArguments)
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
-        #expect(agent.wait(upTo: 20) { agent.pushes.contains { $0["event"] as? String == "end" } })
-        agent.wait(upTo: 1.2) { false }  // metrics are copied in twice a second
+        #expect(agent.wait(upTo: 30) { agent.pushes.contains { $0["event"] as? String == "end" } })
+        // Every event received, and every push the log shows answered (a
+        // push is counted when its answer is handled, after its log line).
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
         let port = try apiPort(agent)
-        let (status, exposition) = try await get(port, "/metrics")
+        var (status, exposition) = (0, "")
+        #expect(try await waitUntil(upTo: 30, asking: {
+            (status, exposition) = try await get(port, "/metrics")
+            return value(exposition, "printbridge_pushes_total", containing: "outcome=\"dry_run\"") == Double(agent.pushes.count)
+        }), "\(exposition)")
         #expect(status == 200)
         // Every line is a comment or `name{labels} number`.
         for line in exposition.split(separator: "\n") {
@@ -851,10 +1003,14 @@ import FoundationNetworking
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--reject-token"])
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["HEALTH_HA_GRACE": "1"])
-        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("API listening") })
         let port = try apiPort(agent)
-        try await Task.sleep(nanoseconds: 1_500_000_000)
-        let (status, body) = try await get(port, "/healthz")
+        // Unhealthy once HA has been away longer than the 1 s grace.
+        var (status, body) = (0, "")
+        #expect(try await waitUntil(upTo: 30, asking: {
+            (status, body) = try await get(port, "/healthz")
+            return status == 503
+        }), "\(status) \(body)")
         #expect(status == 503)
         #expect(body.contains(#""status":"unhealthy""#) && body.contains(#""ha":"disconnected""#))
         #expect(agent.stop() == 0)

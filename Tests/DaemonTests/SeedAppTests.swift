@@ -40,7 +40,7 @@ import Testing
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: empty, environment: apns.environment.merging(["LIVE_ACTIVITY_INTERVAL": "1", "LOG_LEVEL": "debug"]) { $1 },
             dryRun: false)
-        #expect(agent.wait(upTo: 15) { agent.records.contains { $0["api.port"] != nil } })
+        #expect(agent.wait(upTo: 30) { agent.records.contains { $0["api.port"] != nil } })
         let port = try #require(agent.records.compactMap { $0["api.port"] as? Int }.first)
         #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
 
@@ -50,7 +50,7 @@ import Testing
             #expect(try await post(port, path, try body(name)) == 200, "\(name)")
         }
         // The agent has the phones and activities once it reloaded its devices after the last request.
-        #expect(agent.wait(upTo: 20) { !agent.logged("devices reloaded", ["devices.count": "5"]).isEmpty })
+        #expect(agent.wait(upTo: 30) { !agent.logged("devices reloaded", ["devices.count": "5"]).isEmpty })
         FileManager.default.createFile(atPath: go, contents: Data())
         let phoneA = try token(try body("register-phone-a"), "apnsToken")
         let phoneB = try token(try body("register-phone-b"), "apnsToken")
@@ -59,9 +59,11 @@ import Testing
         let activityB = try token(try body("activity-token-phone-b"), "activityToken")
 
         func requests(_ token: String) -> [[String: Any]] { apns.requests().filter { $0["token"] as? String == token } }
-        #expect(agent.wait(upTo: 40) { requests(activityA).contains { $0["activity_event"] as? String == "end" } },
+        #expect(agent.wait(upTo: 60) { requests(activityA).contains { $0["activity_event"] as? String == "end" } },
                 "mock HA: \(ha.stats()); port \(ha.port)")
-        agent.wait(upTo: 1) { false }
+        // Every event handled, then stopped (pushes in flight answered
+        // first): what the agent sends each phone, the mock APNs has recorded.
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
         #expect(agent.stop() == 0)
 
         let alerts = ["print_started", "progress_milestone", "progress_milestone", "progress_milestone", "print_complete"]

@@ -16,19 +16,24 @@ import Testing
     func agentAfterAPrint(environment: [String: String] = [:]) async throws -> (DaemonTests.Agent, Int, DaemonTests.MockHA) {
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2"])
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile(), environment: environment)
-        #expect(agent.wait(upTo: 10) { agent.log.contains("API listening") })
+        #expect(agent.wait(upTo: 30) { agent.log.contains("API listening") })
         let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }
         let port = try #require(listening?["api.port"] as? Int)
         let register = try await call(port, "POST", "/api/devices/register", body: #"{"apnsToken":"\#(String(repeating: "9f", count: 32))","haUrl":"http://ha:8123","printerPrefix":"\#(Self.x1c)","printerName":"Workshop"}"#)
         let deviceID = try #require(register.json["deviceId"] as? String)
         #expect(try await call(port, "PATCH", "/api/devices/\(deviceID)/settings", body: #"{"onMilestone":false}"#).status == 200)
-        #expect(agent.wait(upTo: 20) { !agent.logged("print ended", ["print.outcome": "complete"]).isEmpty })
-        // The API's view of the printers follows at most half a second later.
-        for _ in 0..<20 {
+        #expect(agent.wait(upTo: 30) { !agent.logged("print ended", ["print.outcome": "complete"]).isEmpty })
+        // What the tests read must be there first: every event handled, every
+        // push answered (the page lists the last ones), the API's printer
+        // view at its last change, and the print in the history (the agent
+        // logs "print ended" before its store queue writes it).
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(try await waitUntil(upTo: 30, asking: {
             let printers = try await call(port, "GET", "/api/printers").json["printers"] as? [[String: Any]]
-            if printers?.first?["status"] as? String == "complete" { break }
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
+            let prints = try await call(port, "GET", "/api/printers/\(Self.x1c)/history").json["prints"] as? [[String: Any]]
+            return agent.metric("printbridge_outbox_pushes") == 0 && printers?.first?["status"] as? String == "complete"
+                && prints?.isEmpty == false
+        }))
         return (agent, port, ha)
     }
 

@@ -15,13 +15,22 @@ import Glibc
         let root = CommandRunner.repositoryRoot(from: #filePath)
         let ha = try MockProcess(
             script: root + "/Tests/DaemonTests/MockHA/mock_ha.py",
-            arguments: ["--events", root + "/SampleEvents/bambu-full-print.jsonl", "--token", "t", "--bench-load", "30"])
+            // The load outlasts the test even on a slow machine (the mock stops with it).
+            arguments: ["--events", root + "/SampleEvents/bambu-full-print.jsonl", "--token", "t", "--bench-load", "300"])
         let link = HomeAssistantLink(
             endpoint: try HAEndpoint(url: "ws://127.0.0.1:\(ha.port)/api/websocket"), accessToken: "t", tapsFrames: true)
         try link.start()
         defer { link.stop() }
+        // The loops below wait for events: should they stop coming, stopping
+        // the link ends its stream, and the test fails instead of hanging.
+        let watchdog = Task {
+            try await Task.sleep(nanoseconds: 120_000_000_000)
+            Issue.record("no progress within 2 minutes; the link was stopped")
+            link.stop()
+        }
+        defer { watchdog.cancel() }
         // Nothing taken: every frame waits in `events` until the link stops reading.
-        for _ in 0..<200 where !link.isReceivePaused { usleep(50_000) }
+        waitUntil(upTo: 30) { link.isReceivePaused }
         #expect(link.isReceivePaused, "the link kept reading for a consumer that took nothing")
         // Paused for a while: no more arrives.
         usleep(500_000)

@@ -36,22 +36,29 @@ public enum CommandRunner {
         public var description: String { "printbridge binary not found beside \(CommandLine.arguments[0])" }
     }
 
-    public static func run(_ arguments: [String], environment: [String: String] = [:], filePath: String = #filePath)
-        throws -> Result
-    {
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], timeout: Double = 600, filePath: String = #filePath
+    ) throws -> Result {
         let root = repositoryRoot(from: filePath)
         guard let binary = binary(repositoryRoot: root) else { throw NotFound() }
-        return try execute(binary, arguments, environment: environment, directory: root)
+        return try execute(binary, arguments, environment: environment, directory: root, timeout: timeout)
     }
 
     /// Runs any program to its end, with this process's environment plus
-    /// `environment`, and returns what it printed.
-    public static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String)
-        throws -> Result
-    {
+    /// `environment`, and returns what it printed. A program still running
+    /// after `timeout` seconds is killed (status 137): a hung command fails
+    /// its test instead of hanging the whole run.
+    public static func execute(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String,
+        timeout: Double = 600
+    ) throws -> Result {
         let child = try ChildProcess(
             executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             directory: directory, stdout: .pipe, stderr: .pipe)
+        // `signal` does nothing once the child has been waited for.
+        let watchdog = DispatchWorkItem { child.signal(SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         // Both at once, so that neither pipe can fill up and block the child.
         let (stdout, stderr) = readToEnd(child.stdoutPipe, child.stderrPipe)
         close(child.stdoutPipe)

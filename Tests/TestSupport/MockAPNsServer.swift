@@ -71,7 +71,8 @@ public final class MockAPNsServer: Sendable {
     public func stat(_ name: String) throws -> Int { try stats()[name] as? Int ?? -1 }
 
     /// Every request so far, when started with `recording`: token, apns_id,
-    /// push_type, event (printerState.type), progress, activity_event (aps.event).
+    /// push_type, event (printerState.type), progress, activity_event (aps.event),
+    /// collapse_id, priority (as sent: text), received_at (epoch seconds), payload.
     public func requests() -> [[String: Any]] {
         let text = (try? String(contentsOfFile: workdir + "/requests.jsonl", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap {

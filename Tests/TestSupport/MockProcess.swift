@@ -18,8 +18,9 @@ public final class MockProcess: @unchecked Sendable {
     }
 
     /// Runs `python script arguments…` (`python3` from PATH unless given)
-    /// and waits for its port.
-    public init(script: String, arguments: [String], python: String? = nil) throws {
+    /// and waits for its port, up to `startTimeout` seconds (a mock that
+    /// hangs before it listens is killed and reported, not waited for forever).
+    public init(script: String, arguments: [String], python: String? = nil, startTimeout: Double = 600) throws {
         child = try ChildProcess(
             python ?? "/usr/bin/env", (python == nil ? ["python3"] : []) + [script] + arguments, stdin: .pipe,
             stdout: .pipe)
@@ -28,17 +29,21 @@ public final class MockProcess: @unchecked Sendable {
         defer { close(output) }
         var line: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 256)
+        let deadline = Date().addingTimeInterval(startTimeout)
         while !line.contains(0x0A) {
+            var ready = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { break }
+            let polled = poll(&ready, 1, Int32(min(left, 1) * 1000))
+            if polled < 0 && errno == EINTR || polled == 0 { continue }
             let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                close(stdin)
-                throw DidNotStart()
-            }
+            guard count > 0 else { break }
             line += buffer[0..<count]
         }
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).prefix { $0.isNumber }) else {
+            child.signal(SIGKILL)
             close(stdin)
             throw DidNotStart()
         }

@@ -346,7 +346,11 @@ class Connection:
                          "push_type": stream["headers"].get("apns-push-type"),
                          "event": (payload.get("printerState") or {}).get("type") if isinstance(payload, dict) else None,
                          "progress": (payload.get("printerState") or {}).get("progress") if isinstance(payload, dict) else None,
-                         "activity_event": aps.get("event")}
+                         "activity_event": aps.get("event"),
+                         "collapse_id": stream["headers"].get("apns-collapse-id"),
+                         "priority": stream["headers"].get("apns-priority"),
+                         "received_at": time.time(),
+                         "payload": payload}
                 self.server.record.write(json.dumps(entry) + "\n")
                 self.server.record.flush()
             if self.server.request_log:
@@ -469,7 +473,8 @@ def main():
     parser.add_argument("--bundle-id", default="com.example.PrinterMonitor")
     parser.add_argument("--ignore-iat", action="store_true", help="accept any iat (manual-clock tests)")
     parser.add_argument("--benchmark", action="store_true", help="skip per-request bookkeeping")
-    parser.add_argument("--record", help="append one JSON line per request: token, apns-id, push type, event")
+    parser.add_argument("--record", help="append one JSON line per request: token, apns-id, push type, event, "
+                        "collapse id, priority, when it arrived (epoch seconds) and the payload")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--keep-fixtures", action="store_true", help="reuse the workdir's certificate and keys")
     parser.add_argument("--log-requests", help="append 'monotonic-seconds alert-body' per request (latency benchmark)")

@@ -48,6 +48,10 @@ subscriber every S seconds, re-numbered with the subscription id.
                     pause to --bench-log (the alert body names the printer P<seq>)
 --bench-load S      instead: S seconds of 2,000 household events/s plus two
                     printers updating every second
+--drop-at-end       close the connection once the whole recording has been sent
+--hold-reconnects FILE
+                    after a drop, refuse WebSocket handshakes (HTTP 503, an HA
+                    still down) until FILE exists (the test says HA is back)
 --supervisor-options FILE
                     also be the Supervisor an add-on talks to: answer
                     GET /addons/self/options/config with the add-on options
@@ -55,7 +59,14 @@ subscriber every S seconds, re-numbered with the subscription id.
                     (401 otherwise; supervisor/api/apps.py, options_config;
                     bashio's api.supervisor reads .data), and HA's WebSocket
                     API on any path (the Supervisor proxies /core/websocket)
-Stats (connections, auth attempts, events sent) go to --stats as JSON.
+Stats (connections, auth attempts, events sent) go to --stats as JSON,
+written whole (never half a file); besides the counters:
+  recording_done    1 once the recording's last event has been sent (stream
+                    or --timeline), in the same write as the final counts
+  by_connection     per connection ("1", "2", … in order): "events", the
+                    state_changed events sent on it (household ones too), and
+                    "subscribed", 1 once its subscription's result was sent;
+                    a test compares them with what the agent received
 """
 import argparse
 import asyncio
@@ -106,7 +117,7 @@ class MockHA:
         self.timeline_task = None
         self.coalesce = False
         self.stats = {"connections": 0, "auth_attempts": 0, "events_sent": 0, "drops": 0, "pings": 0,
-                      "coalesce_requested": 0, "largest_message": 0}
+                      "coalesce_requested": 0, "largest_message": 0, "by_connection": {}}
         self.write_stats()
 
     def write_stats(self):
@@ -136,10 +147,16 @@ class MockHA:
                            {"unit_of_measurement": "°C", "friendly_name": "Hallway temperature"})
         return json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
 
-    async def reply(self, ws, text, subscription):
+    def sent_events(self, number, count):
+        """Counts state_changed events sent on connection `number`."""
+        self.stats["by_connection"][str(number)]["events"] += count
+
+    async def reply(self, ws, text, subscription, number):
         """A reply, batched behind a queued event when HA would batch it."""
         if self.args.batch_replies and self.coalesce and subscription is not None:
             self.stats["batched_replies"] = self.stats.get("batched_replies", 0) + 1
+            self.stats["events_sent"] += 1
+            self.sent_events(number, 1)
             self.write_stats()
             await self.send(ws, "[" + self.household_event(subscription) + "," + text + "]")
         else:
@@ -169,16 +186,20 @@ class MockHA:
                          data=dict(data, old_state=old_state, new_state=new_state))
             self.apply(event)
             self.stats["events_sent"] += 1
-            for ws, subscription in list(self.subscribers):
+            for ws, subscription, number in list(self.subscribers):
                 try:
                     await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
+                    self.sent_events(number, 1)
                 except websockets.ConnectionClosed:
-                    self.subscribers.discard((ws, subscription))
+                    self.subscribers.discard((ws, subscription, number))
         self.stats["timeline_done"] = 1
+        self.stats["recording_done"] = 1
         self.write_stats()
 
     async def handler(self, ws):
         self.stats["connections"] += 1
+        number = self.stats["connections"]
+        self.stats["by_connection"][str(number)] = {"events": 0, "subscribed": 0}
         self.write_stats()
         await ws.send(json.dumps({"type": "auth_required", "ha_version": "2026.11.2"}))
         auth = json.loads(await ws.recv())
@@ -199,7 +220,7 @@ class MockHA:
                     self.stats["pings"] += 1
                     self.write_stats()
                     if not self.args.stall_pongs:
-                        await self.reply(ws, json.dumps({"id": rid, "type": "pong"}), subscription)
+                        await self.reply(ws, json.dumps({"id": rid, "type": "pong"}), subscription, number)
                 elif kind == "supported_features":
                     self.coalesce = bool(request.get("features", {}).get("coalesce_messages"))
                     self.stats["coalesce_requested"] += int(self.coalesce)
@@ -216,23 +237,25 @@ class MockHA:
                                                     "result": {"entity_categories": {}, "entities": entities}}))
                 elif kind == "subscribe_events" and request.get("event_type") == "state_changed":
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                    self.stats["by_connection"][str(number)]["subscribed"] = 1
+                    self.write_stats()
                     subscription = rid
                     if self.args.timeline:
-                        self.subscribers.add((ws, rid))
+                        self.subscribers.add((ws, rid, number))
                         if self.timeline_task is None:
                             self.timeline_task = asyncio.create_task(self.timeline())
                     else:
-                        streamer = asyncio.create_task(self.stream(ws, rid))
+                        streamer = asyncio.create_task(self.stream(ws, rid, number))
                 else:
                     await self.reply(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}),
-                                     subscription)
+                                     subscription, number)
         except websockets.ConnectionClosed:
             pass
         finally:
             if streamer:
                 streamer.cancel()
             if subscription is not None:
-                self.subscribers.discard((ws, subscription))
+                self.subscribers.discard((ws, subscription, number))
 
     def event(self, entity_id, state, attributes):
         old = self.states.get(entity_id)
@@ -291,7 +314,7 @@ class MockHA:
                     await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
             await asyncio.sleep(max(0, second + 1 - time.monotonic()))
 
-    async def stream(self, ws, subscription):
+    async def stream(self, ws, subscription, number):
         if self.args.huge_event:
             entity = next(e for e in self.states if e.endswith("_print_status"))
             current = self.states[entity]
@@ -300,6 +323,8 @@ class MockHA:
             text = json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
             await ws.send(text)
             self.stats["huge_event_bytes"] = len(text)
+            self.stats["events_sent"] += 1
+            self.sent_events(number, 1)
             self.write_stats()
         if self.args.start_delay:
             await asyncio.sleep(self.args.start_delay)
@@ -321,6 +346,7 @@ class MockHA:
             await self.send(ws, json.dumps(payload, separators=(",", ":")))
             sent_here += len(messages)
             self.stats["events_sent"] += len(messages)
+            self.sent_events(number, len(messages))
             if self.args.drop_after and sent_here >= self.args.drop_after and self.stats["drops"] == 0:
                 self.stats["drops"] += 1
                 if self.args.skip_while_down:
@@ -331,6 +357,12 @@ class MockHA:
                 await ws.close()
                 return
             await asyncio.sleep(self.args.interval)
+        self.stats["recording_done"] = 1
+        if self.args.drop_at_end and self.stats["drops"] == 0:
+            self.stats["drops"] += 1
+            self.write_stats()
+            await ws.close()
+            return
         self.write_stats()
 
     def tls_context(self):
@@ -362,10 +394,9 @@ class MockHA:
         context.load_cert_chain(ca, keyfile)
         return context
 
-    def supervisor_request(self, connection, request):
-        """Plain HTTP requests, when this mock is also the Supervisor."""
-        if not self.args.supervisor_options or request.headers.get("Upgrade", "").lower() == "websocket":
-            return None
+    def process_request(self, connection, request):
+        """Refuses handshakes while HA is held down (--hold-reconnects), and
+        answers plain HTTP requests when this mock is also the Supervisor."""
         from websockets.datastructures import Headers
         from websockets.http11 import Response
 
@@ -373,6 +404,14 @@ class MockHA:
             data = json.dumps(body).encode()
             return Response(status, reason, Headers([("Content-Type", "application/json"),
                                                      ("Content-Length", str(len(data)))]), data)
+        upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+        if upgrade and self.args.hold_reconnects and self.stats["drops"] > 0 \
+                and not os.path.exists(self.args.hold_reconnects):
+            self.stats["held_handshakes"] = self.stats.get("held_handshakes", 0) + 1
+            self.write_stats()
+            return reply(503, "Service Unavailable", {"message": "Home Assistant is starting"})
+        if not self.args.supervisor_options or upgrade:
+            return None
         self.stats["supervisor_requests"] = self.stats.get("supervisor_requests", 0) + 1
         self.write_stats()
         if request.headers.get("Authorization") != f"Bearer {self.args.token}":
@@ -385,7 +424,7 @@ class MockHA:
     async def main(self):
         ssl_context = self.tls_context() if self.args.tls else None
         async with websockets.serve(self.handler, "127.0.0.1", 0, max_size=None, ssl=ssl_context,
-                                    process_request=self.supervisor_request) as server:
+                                    process_request=self.process_request) as server:
             port = server.sockets[0].getsockname()[1]
             print(f"PORT {port}", flush=True)
             # Stop when the test process goes away (stdin closes).
@@ -415,6 +454,8 @@ def main():
     parser.add_argument("--start-delay", type=float, default=0, help="wait before streaming events")
     parser.add_argument("--supervisor-options")
     parser.add_argument("--start-file", help="stream the events only once this file exists (the test says go)")
+    parser.add_argument("--drop-at-end", action="store_true")
+    parser.add_argument("--hold-reconnects")
     parser.add_argument("--bench-latency", type=int, default=0)
     parser.add_argument("--bench-log")
     parser.add_argument("--bench-load", type=float, default=0)

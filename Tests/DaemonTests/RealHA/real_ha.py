@@ -13,7 +13,11 @@ installed beforehand) and prints "PORT <n>" once HA's REST API answers.
 Then it reads commands from stdin, one per line:
   play        plays the scenario below through HA's REST API
               (POST /api/states/<entity_id> makes real state_changed
-              events), writing {"phase": …, "done": true} to --stats
+              events), writing {"phase": …, "done": true} to --stats;
+              after HA's restart (phase "restarted") it waits for
+  resume      the test's word that the agent is watching again (it
+              reconnects with back-off, seconds after HA is back on a
+              loaded machine), then plays the rest of the print
 Closing stdin stops HA and exits.
 
 The scenario: ha-bambulab's entities (ids, states and attributes as its
@@ -256,7 +260,12 @@ websocket_api:
         self.printer(P1S, p1s, status="failed", stage="idle", task="bracket.3mf", progress=1,
                      error={"code": "0300_400C", "error": "The task was canceled."})
         self.phase("restarted")
-        time.sleep(3)
+        # The rest of the print once the agent is back: a milestone passed
+        # while it was still away would come to it as a jump in the snapshot.
+        while sys.stdin.readline().strip() not in ("resume", ""):
+            pass
+        self.phase("resumed")
+        time.sleep(1)
         self.printer(X1C, x1c, progress=55, layer=165, remaining=1.1)
         time.sleep(2)
         self.printer(X1C, x1c, progress=80, layer=240, remaining=0.4)
@@ -288,7 +297,8 @@ def main():
             f.write(ha.token + "\n")
         ha.write_stats()
         print(f"PORT {ha.port}", flush=True)
-        for line in sys.stdin:
+        # readline, not iteration: play() reads its "resume" from stdin too.
+        for line in iter(sys.stdin.readline, ""):
             if line.strip() == "play":
                 ha.play()
     finally:

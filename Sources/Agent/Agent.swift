@@ -110,7 +110,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         let stream = merge(chain(linkEvents.map { AgentInput.link($0) }, [AgentInput.linkEnded].async), inputs)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask { await self.watchStore() }
+                group.addTask { await self.watchStore(from: start.dataVersion) }
                 for await input in stream {
                     await loop.handle(input)
                     if loop.isFinished {
@@ -134,8 +134,10 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
 
     /// Tells the agent when another process changed the store: each write
     /// to its files (`StoreWatch`) is followed by a look at SQLite's data
-    /// version, which only another connection's commit moves.
-    private func watchStore() async {
+    /// version, which only another connection's commit moves. `version` is
+    /// the one the devices were read at; a look once the watch runs catches
+    /// a change made before it did.
+    private func watchStore(from version: Int) async {
         let watch: StoreWatch
         do {
             watch = try StoreWatch(directory: store.directory)
@@ -147,11 +149,13 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             return
         }
         defer { watch.stop() }
-        guard var version = try? await store.read({ try $0.dataVersion() }) else { return }
-        for await _ in watch.changes {
-            guard let now = try? await store.read({ try $0.dataVersion() }), now != version else { continue }
+        var version = version
+        func look() async {
+            guard let now = try? await store.read({ try $0.dataVersion() }), now != version else { return }
             version = now
             inbox.devicesChanged()
         }
+        await look()
+        for await _ in watch.changes { await look() }
     }
 }

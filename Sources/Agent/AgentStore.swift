@@ -38,13 +38,16 @@ public final class AgentStore: Sendable {
         public var watchingSince: EpochTime
         /// Pushes the last run left unanswered.
         public var outbox: [Outbox.Entry]
+        /// SQLite's data version when the devices were read: another
+        /// connection's commit after that moves it.
+        public var dataVersion: Int
     }
 
     public func start() async throws -> Start {
         try await read { store in
             Start(
                 devices: try store.devicesAndActivities(), printers: try store.notificationStates(),
-                watchingSince: try store.watchingSince(), outbox: try store.outbox())
+                watchingSince: try store.watchingSince(), outbox: try store.outbox(), dataVersion: try store.dataVersion())
         }
     }
 

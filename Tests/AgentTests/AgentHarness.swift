@@ -64,21 +64,6 @@ final class ManualAgentClock: AgentClock {
         }
     }
 
-    /// Returns once someone sleeps until `deadline` (the store check, after it
-    /// read the store). Nothing the agent handles says so: this polls real
-    /// time, and records an issue after 10 min so a broken agent fails the
-    /// test instead of hanging the suite.
-    func waitForSleeper(until deadline: EpochTime, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let start = ContinuousClock.now
-        while !sleepingUntil.contains(deadline) {
-            guard ContinuousClock.now - start < .seconds(600) else {
-                Issue.record("nobody slept until \(deadline) within 10 min: \(sleepingUntil)", sourceLocation: sourceLocation)
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     /// Moves time on and wakes whoever's deadline has come.
     func advance(by seconds: Double) {
         let due = state.withLock { state -> [Sleeper] in

@@ -4,10 +4,11 @@ import PrintBridgeCore
 /// The HTTP API the iOS app calls (the seed's paths and JSON field names),
 /// plus push-to-start tokens, the printers' state and a health check.
 ///
-/// Every /api route needs `Authorization: Bearer <API token>` (compared in
-/// constant time), except from the trusted networks (API_TRUSTED_NETWORKS,
-/// for the seed app, which sends no header) or when the token is nil (an
-/// explicit opt-out, --no-api-auth).
+/// The routes are one table (`ControlAPI+Routes.swift`), a row each: method,
+/// path, who may call it (`Access`), handler. Every /api route and the
+/// status page need the API token (compared in constant time), except from
+/// the trusted networks (API_TRUSTED_NETWORKS, for the seed app, which sends
+/// no header) or when the token is nil (an explicit opt-out, --no-api-auth).
 public struct ControlAPI: Sendable {
     public struct APNsStatus: Sendable {
         public var configured: Bool
@@ -49,82 +50,32 @@ public struct ControlAPI: Sendable {
         self.devicesChanged = devicesChanged
     }
 
-    /// Answers one request.
+    /// Answers one request: the row of `routes` that serves it, or 404, or
+    /// 405 with the path's methods, or 401 for a caller the row (or, for a
+    /// path or method the table lacks, every row of the path's first
+    /// segment) does not admit.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        if parts == ["healthz"] {
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            guard let metrics else { return HTTPResponse(status: 200, body: #"{"status":"ok"}"#) }
-            let (status, body) = metrics.health()
-            return HTTPResponse(status: status, body: body)
-        }
-        if parts == ["metrics"] {
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            guard let metrics else { return APIError.response(404, "Not found") }
-            return HTTPResponse(status: 200, body: metrics.exposition(), contentType: "text/plain; version=0.0.4")
-        }
-        if parts.isEmpty {
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            guard authorized(request) else {
-                // A browser asks for the token: any user name, the token as password.
-                var response = HTTPResponse(
-                    status: 401, body: "PrintBridge: the status page needs the API token as the password.\n",
-                    contentType: "text/plain; charset=utf-8")
-                response.extraHeaders = [("WWW-Authenticate", #"Basic realm="PrintBridge", charset="UTF-8""#)]
-                return response
+        let segments = request.path.split(separator: "/")
+        switch Self.table.resolve(method: request.method, segments: segments) {
+        case .found(let route, let parameters):
+            guard caller(request).may(route.access) else { return unauthorized(route.challenge) }
+            do {
+                return try route.handler(self, RouteCall(request: request, parameters: parameters))
+            } catch let error as Invalid {
+                return APIError.response(400, "Invalid request", details: error.details)
+            } catch {
+                storeFailed("\(request.method) \(request.path): \(error)")
+                return APIError.response(500, "The device store failed; see the agent's log")
             }
-            return statusPage()
-        }
-        guard parts.first == "api" else { return APIError.response(404, "Not found") }
-        guard authorized(request) else {
-            var response = APIError.response(401, "Missing or wrong API token (Authorization: Bearer …)")
-            response.extraHeaders = [("WWW-Authenticate", "Bearer")]
+        case .wrongMethod(let allowed):
+            if let refusal = areaRefusal(segments, request) { return refusal }
+            let methods = allowed.map(\.rawValue).joined(separator: ", ")
+            var response = APIError.response(405, "Method not allowed; use \(methods)")
+            response.extraHeaders = [("Allow", methods)]
             return response
-        }
-        do {
-            switch (Array(parts.dropFirst()), request.method) {
-            case (["devices", "register"], "POST"): return try register(request)
-            case (["devices", "register"], _): return methodNotAllowed("POST")
-            case (["devices", "activity-token"], "POST"): return try activityToken(request)
-            case (["devices", "activity-token"], _): return methodNotAllowed("POST")
-            case (let p, "GET") where p.count == 3 && p[0] == "devices" && p[1] == "by-printer": return try byPrinter(p[2])
-            case (let p, _) where p.count == 3 && p[0] == "devices" && p[1] == "by-printer": return methodNotAllowed("GET")
-            case (let p, "PATCH") where p.count == 3 && p[0] == "devices" && p[2] == "settings": return try settings(p[1], request)
-            case (let p, _) where p.count == 3 && p[0] == "devices" && p[2] == "settings": return methodNotAllowed("PATCH")
-            case (let p, "POST") where p.count == 3 && p[0] == "devices" && p[2] == "push-to-start-token":
-                return try pushToStart(p[1], request)
-            case (let p, _) where p.count == 3 && p[0] == "devices" && p[2] == "push-to-start-token": return methodNotAllowed("POST")
-            case (let p, "DELETE") where p.count == 2 && p[0] == "devices": return try remove(p[1])
-            case (let p, _) where p.count == 2 && p[0] == "devices": return methodNotAllowed("DELETE")
-            case (["config", "apns", "status"], "GET"):
-                return HTTPResponse(status: 200, body: JSONText.object([
-                    ("configured", apns.configured ? "true" : "false"), ("bundleId", JSONText.quoted(apns.bundleID)),
-                    ("production", apns.production ? "true" : "false"),
-                ]))
-            case (["config", "apns", "status"], _): return methodNotAllowed("GET")
-            case (["config", "apns", "init"], "POST"):
-                // The seed configured APNs on this call; PrintBridge does at
-                // start-up, so it reports what start-up found, in the seed's words.
-                guard apns.configured else {
-                    return APIError.response(
-                        400, "APNs not configured. Set APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH (and APNS_BUNDLE_ID) and restart printbridge")
-                }
-                return HTTPResponse(status: 200, body: JSONText.object([
-                    ("success", "true"), ("message", JSONText.quoted("APNs configured")),
-                ]))
-            case (["config", "apns", "init"], _): return methodNotAllowed("POST")
-            case (["printers"], "GET"):
-                return HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("printers", APIJSON.printers(printers()))]))
-            case (["printers"], _): return methodNotAllowed("GET")
-            case (let p, "GET") where p.count == 3 && p[0] == "printers" && p[2] == "history": return try history(p[1])
-            case (let p, _) where p.count == 3 && p[0] == "printers" && p[2] == "history": return methodNotAllowed("GET")
-            default: return APIError.response(404, "Not found")
-            }
-        } catch let error as Invalid {
-            return APIError.response(400, "Invalid request", details: error.details)
-        } catch {
-            storeFailed("\(request.method) \(request.path): \(error)")
-            return APIError.response(500, "The device store failed; see the agent's log")
+        case .notFound:
+            if let refusal = areaRefusal(segments, request) { return refusal }
+            return APIError.response(404, "Not found")
         }
     }
 
@@ -133,8 +84,74 @@ public struct ControlAPI: Sendable {
         var details: [String: [String]]
     }
 
+    /// A path or method the table lacks, asked by a caller whom no row of
+    /// the path's first segment admits (a stranger under /api): a 401, so
+    /// strangers learn nothing of which routes exist. Nil otherwise.
+    private func areaRefusal(_ segments: [Substring], _ request: HTTPRequest) -> HTTPResponse? {
+        let area = Self.table.area(of: segments)
+        guard let first = area.first else { return nil }
+        let caller = caller(request)
+        return area.contains(where: { caller.may($0.access) }) ? nil : unauthorized(first.challenge)
+    }
+
+    private func unauthorized(_ challenge: AuthChallenge) -> HTTPResponse {
+        switch challenge {
+        case .bearer:
+            var response = APIError.response(401, "Missing or wrong API token (Authorization: Bearer …)")
+            response.extraHeaders = [("WWW-Authenticate", "Bearer")]
+            return response
+        case .basic:
+            // A browser asks for the token: any user name, the token as password.
+            var response = HTTPResponse(
+                status: 401, body: "PrintBridge: the status page needs the API token as the password.\n",
+                contentType: "text/plain; charset=utf-8")
+            response.extraHeaders = [("WWW-Authenticate", #"Basic realm="PrintBridge", charset="UTF-8""#)]
+            return response
+        }
+    }
+
+    /// Who sent the request: the API token as a Bearer token, or as the
+    /// password of HTTP Basic (what a browser sends for the status page),
+    /// compared in constant time; else a client on a trusted network.
+    func caller(_ request: HTTPRequest) -> Caller {
+        guard let apiToken else { return .unguarded }
+        if let header = request.headers["authorization"], Self.matches(header, apiToken) { return .tokenHolder }
+        if let peer = request.peer, trustedNetworks.contains(peer) { return .trustedNetwork }
+        return .stranger
+    }
+
+    private static func matches(_ header: String, _ apiToken: String) -> Bool {
+        let given: [UInt8]
+        if header.lowercased().hasPrefix("bearer ") {
+            given = Array(header.dropFirst(7).utf8)
+        } else if header.lowercased().hasPrefix("basic "), let decoded = Base64.decode(header.dropFirst(6)),
+            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+        {
+            given = Array(decoded[(colon + 1)...])
+        } else {
+            return false
+        }
+        let expected = Array(apiToken.utf8)
+        // Compare in constant time so the token cannot be guessed byte by byte.
+        var difference = given.count == expected.count ? 0 : 1
+        for index in 0..<min(given.count, expected.count) { difference |= Int(given[index] ^ expected[index]) }
+        return difference == 0
+    }
+
+    /// Ready when the agent is (with metrics), else just alive.
+    func health() -> HTTPResponse {
+        guard let metrics else { return HTTPResponse(status: 200, body: #"{"status":"ok"}"#) }
+        let (status, body) = metrics.health()
+        return HTTPResponse(status: status, body: body)
+    }
+
+    func metricsExposition() -> HTTPResponse {
+        guard let metrics else { return APIError.response(404, "Not found") }
+        return HTTPResponse(status: 200, body: metrics.exposition(), contentType: "text/plain; version=0.0.4")
+    }
+
     /// The status page, from the daemon's state and the store.
-    private func statusPage() -> HTTPResponse {
+    func statusPage() -> HTTPResponse {
         let devices: [Device]
         let history: [PrintRecord]
         do {
@@ -154,33 +171,27 @@ public struct ControlAPI: Sendable {
         return response
     }
 
-    /// The API token as a Bearer token, or as the password of HTTP Basic
-    /// (what a browser sends for the status page), compared in constant time.
-    private func authorized(_ request: HTTPRequest) -> Bool {
-        guard let apiToken else { return true }
-        if let peer = request.peer, trustedNetworks.contains(peer) { return true }
-        guard let header = request.headers["authorization"] else { return false }
-        let given: [UInt8]
-        if header.lowercased().hasPrefix("bearer ") {
-            given = Array(header.dropFirst(7).utf8)
-        } else if header.lowercased().hasPrefix("basic "), let decoded = Base64.decode(header.dropFirst(6)),
-            let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
-        {
-            given = Array(decoded[(colon + 1)...])
-        } else {
-            return false
-        }
-        let expected = Array(apiToken.utf8)
-        // Compare in constant time so the token cannot be guessed byte by byte.
-        var difference = given.count == expected.count ? 0 : 1
-        for index in 0..<min(given.count, expected.count) { difference |= Int(given[index] ^ expected[index]) }
-        return difference == 0
+    func apnsStatus() -> HTTPResponse {
+        HTTPResponse(status: 200, body: JSONText.object([
+            ("configured", apns.configured ? "true" : "false"), ("bundleId", JSONText.quoted(apns.bundleID)),
+            ("production", apns.production ? "true" : "false"),
+        ]))
     }
 
-    private func methodNotAllowed(_ allowed: String) -> HTTPResponse {
-        var response = APIError.response(405, "Method not allowed; use \(allowed)")
-        response.extraHeaders = [("Allow", allowed)]
-        return response
+    /// The seed configured APNs on this call; PrintBridge does at start-up,
+    /// so it reports what start-up found, in the seed's words.
+    func apnsInit() -> HTTPResponse {
+        guard apns.configured else {
+            return APIError.response(
+                400, "APNs not configured. Set APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH (and APNS_BUNDLE_ID) and restart printbridge")
+        }
+        return HTTPResponse(status: 200, body: JSONText.object([
+            ("success", "true"), ("message", JSONText.quoted("APNs configured")),
+        ]))
+    }
+
+    func printerList() -> HTTPResponse {
+        HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("printers", APIJSON.printers(printers()))]))
     }
 
     private func object(_ request: HTTPRequest) throws -> [String: JSONValue] {
@@ -214,7 +225,7 @@ public struct ControlAPI: Sendable {
         return text
     }
 
-    private func register(_ request: HTTPRequest) throws -> HTTPResponse {
+    func register(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
         let apnsToken = token(body, "apnsToken", required: true, into: &problems)
@@ -254,7 +265,7 @@ public struct ControlAPI: Sendable {
         ]))
     }
 
-    private func settings(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    func settings(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
         let known = Set(NotificationPreferences.switches.map(\.name))
@@ -270,13 +281,13 @@ public struct ControlAPI: Sendable {
         return HTTPResponse(status: 200, body: #"{"success":true,"message":"Settings updated"}"#)
     }
 
-    private func remove(_ deviceID: String) throws -> HTTPResponse {
+    func remove(_ deviceID: String) throws -> HTTPResponse {
         guard try store.removeDevice(id: deviceID) else { return APIError.response(404, "Device not found") }
         devicesChanged()
         return HTTPResponse(status: 200, body: #"{"success":true,"message":"Device unregistered"}"#)
     }
 
-    private func byPrinter(_ prefix: String) throws -> HTTPResponse {
+    func byPrinter(_ prefix: String) throws -> HTTPResponse {
         let devices = try store.devices().filter { $0.follows(prefix) && $0.preferences.notificationsEnabled }
         let rows = devices.map { device in
             JSONText.object([
@@ -291,7 +302,7 @@ public struct ControlAPI: Sendable {
 
     /// A printer's last prints, newest first (404 for a printer neither
     /// watched now nor in the history).
-    private func history(_ prefix: String) throws -> HTTPResponse {
+    func history(_ prefix: String) throws -> HTTPResponse {
         let records = try store.printHistory(printer: prefix)
         guard !records.isEmpty || printers().contains(where: { $0.prefix == prefix }) else {
             return APIError.response(404, "Printer not found")
@@ -305,7 +316,7 @@ public struct ControlAPI: Sendable {
     /// The seed's body names only the printer; an optional deviceId picks the
     /// phone. Without one, the token goes to the device that follows that
     /// printer and was registered most recently.
-    private func activityToken(_ request: HTTPRequest) throws -> HTTPResponse {
+    func activityToken(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
         let token = token(body, "activityToken", required: true, into: &problems)
@@ -321,7 +332,7 @@ public struct ControlAPI: Sendable {
         return HTTPResponse(status: 200, body: #"{"success":true,"message":"Activity token registered"}"#)
     }
 
-    private func pushToStart(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    func pushToStart(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
         let token = token(body, "pushToStartToken", required: true, into: &problems)

@@ -10,6 +10,11 @@ import Glibc
 /// request per connection, bounded headers and bodies, slow clients dropped.
 /// The handler runs on the server thread and must be quick (store calls).
 ///
+/// The thread sleeps until a connection or its input arrives, `stop` wakes
+/// it (a pipe), or the nearest connection deadline (a request's timeout, the
+/// end of a linger) comes. With no connection it has no deadline, and it
+/// does not wake at all.
+///
 /// Hand-written rather than libwebsockets' HTTP server: the API would need a
 /// second lws context and thread beside the HA client's, and lws serves
 /// HTTP heads from a fixed pool of header buffers that connections waiting
@@ -35,7 +40,7 @@ import Glibc
 /// report a failed send instead of the 413.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `listener` and `connections` are used only on the
-    // server thread; `stopping` is behind a Mutex; the rest is immutable.
+    // server thread; `stopping` is behind a Mutex, `wakes` atomic; the rest is immutable.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     public struct Limits: Sendable {
@@ -89,6 +94,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// Connections served so far that were evicted or refused for capacity, or timed out.
     private let counters = Mutex((evicted: 0, refused: 0, timedOut: 0))
     public var statistics: (evicted: Int, refused: Int, timedOut: Int) { counters.withLock { $0 } }
+
+    /// How often the server thread has returned from poll(2): input, a stop,
+    /// or a deadline. An idle server adds none.
+    public var wakeUps: Int { wakes.load(ordering: .relaxed) }
+    private let wakes = Atomic(0)
 
     private var connections: [Int32: Connection] = [:]
     /// One read buffer for every connection (server thread only).
@@ -169,14 +179,14 @@ public final class HTTPServer: @unchecked Sendable {
     private func serve() {
         while !stopping.withLock({ $0 }) {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
-            let started = MonotonicClock.seconds()
-            var wait = 1.0
+            var next = Double.infinity
             for (descriptor, connection) in connections {
                 let writing = !connection.output.isEmpty && connection.lingeringUntil == nil
                 fds.append(pollfd(fd: descriptor, events: Int16(writing ? POLLOUT : POLLIN), revents: 0))
-                wait = min(wait, max(0, deadline(of: connection) - started))
+                next = min(next, deadline(of: connection))
             }
-            _ = poll(&fds, nfds_t(fds.count), Int32((wait * 1000).rounded(.up)))
+            _ = poll(&fds, nfds_t(fds.count), Self.pollTimeout(until: next, now: MonotonicClock.seconds()))
+            wakes.add(1, ordering: .relaxed)
             for index in fds.indices.dropFirst(2) where fds[index].revents != 0 {
                 service(fds[index].fd)
             }
@@ -191,6 +201,13 @@ public final class HTTPServer: @unchecked Sendable {
             }
         }
         for descriptor in Array(connections.keys) { drop(descriptor) }
+    }
+
+    /// poll(2)'s timeout in milliseconds for a deadline in monotonic seconds:
+    /// -1 (none) for no deadline, rounded up so the wake comes at or after it.
+    static func pollTimeout(until deadline: Double, now: Double) -> Int32 {
+        guard deadline.isFinite else { return -1 }
+        return Int32(min(max(0, ((deadline - now) * 1000).rounded(.up)), Double(Int32.max)))
     }
 
     /// When the connection's time is up: its head's or request's deadline,

@@ -1,0 +1,26 @@
+extension ControlAPI {
+    typealias Handler = @Sendable (ControlAPI, RouteCall) throws -> HTTPResponse
+
+    /// The API, one row a route: method, path (`:name` a parameter), who
+    /// may call it, handler. docs/openapi.json documents exactly these rows
+    /// (RouteTableTests hold it to them, access levels included).
+    static let routes: [Route<Handler>] = [
+        Route(.get, "/healthz", .public) { api, _ in api.health() },
+        Route(.get, "/metrics", .public) { api, _ in api.metricsExposition() },
+        Route(.get, "/", .token, challenge: .basic) { api, _ in api.statusPage() },
+        Route(.post, "/api/devices/register", .token) { api, call in try api.register(call.request) },
+        Route(.post, "/api/devices/activity-token", .token) { api, call in try api.activityToken(call.request) },
+        Route(.get, "/api/devices/by-printer/:prefix", .token) { api, call in try api.byPrinter(call["prefix"]) },
+        Route(.patch, "/api/devices/:deviceId/settings", .token) { api, call in try api.settings(call["deviceId"], call.request) },
+        Route(.post, "/api/devices/:deviceId/push-to-start-token", .token) { api, call in
+            try api.pushToStart(call["deviceId"], call.request)
+        },
+        Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.remove(call["deviceId"]) },
+        Route(.get, "/api/config/apns/status", .token) { api, _ in api.apnsStatus() },
+        Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },
+        Route(.get, "/api/printers", .token) { api, _ in api.printerList() },
+        Route(.get, "/api/printers/:prefix/history", .token) { api, call in try api.history(call["prefix"]) },
+    ]
+
+    static let table = RouteTable(routes)
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Wake-ups of an idle agent, per thread (issue 38, "Nothing awake when nothing happens").
+
+Starts `printbridge run --dry-run` (built as deployed, scripts/build-release.sh)
+against the mock HA serving a snapshot and no events, with the API listening
+and nothing calling it; once HA is connected and the agent settled, reads
+every thread's voluntary and involuntary context switches
+(/proc/PID/task/*/status) over --seconds and prints them per minute, by
+thread name, and in all. Target: <= 30 a minute in all.
+
+usage: python3 scripts/bench/idle_wakeups.py [--seconds 60] [--settle 5] [--skip-build] [--binary PATH]
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from agent_harness import use_test_python, MOCK_HA, ROOT, start, write_agent_inputs
+
+
+def threads(pid):
+    """{tid: (name, voluntary, involuntary)} of the process's threads now."""
+    result = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if "ctxt_switches" in line)
+            result[tid] = (name, int(fields["voluntary_ctxt_switches"]), int(fields["nonvoluntary_ctxt_switches"]))
+        except FileNotFoundError:
+            pass  # the thread ended
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--settle", type=float, default=5)
+    parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--binary")
+    args = parser.parse_args()
+    use_test_python()
+    binary = args.binary or os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
+    if not args.binary and not args.skip_build:
+        subprocess.run([os.path.join(ROOT, "scripts", "build-release.sh")], check=True, stdout=subprocess.DEVNULL)
+
+    work = tempfile.mkdtemp(prefix="printbridge-wakeups-")
+    snapshot, devices = write_agent_inputs(work)
+    ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench"])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        api_port = probe.getsockname()[1]
+    env = dict(os.environ, HA_URL=f"http://127.0.0.1:{ha_port}", HA_TOKEN="bench", STATE_DIR=work,
+               API_LISTEN=f"127.0.0.1:{api_port}", API_TOKEN="bench-token-0123456789", LOG_LEVEL="warning")
+    agent = subprocess.Popen([binary, "run", "--dry-run", "--devices", devices], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{api_port}/healthz", timeout=2) as reply:
+                    if json.loads(reply.read()).get("ha") == "connected":
+                        break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        else:
+            sys.exit("the agent did not connect to the mock HA")
+        time.sleep(args.settle)
+        before = threads(agent.pid)
+        time.sleep(args.seconds)
+        after = threads(agent.pid)
+    finally:
+        agent.terminate()
+        agent.wait()
+        ha.terminate()
+
+    scale = 60 / args.seconds
+    by_name = {}
+    for tid, (name, voluntary, involuntary) in after.items():
+        _, voluntary0, involuntary0 = before.get(tid, (name, 0, 0))
+        entry = by_name.setdefault(name, [0, 0, 0])
+        entry[0] += 1
+        entry[1] += voluntary - voluntary0
+        entry[2] += involuntary - involuntary0
+    print(f"idle {args.seconds:.0f} s, HA connected, no events, no API requests; context switches a minute "
+          f"(voluntary + involuntary), by thread name:")
+    total = 0
+    for name, (count, voluntary, involuntary) in sorted(by_name.items(), key=lambda item: -(item[1][1] + item[1][2])):
+        total += voluntary + involuntary
+        print(f"  {name:<16} x{count}: {voluntary * scale:7.1f} + {involuntary * scale:6.1f}")
+    print(f"  all {len(after)} threads: {total * scale:.1f} a minute (target <= 30)")
+
+
+if __name__ == "__main__":
+    main()

@@ -135,3 +135,20 @@ extension OfflineTests {
         #expect(failed.first?.reason == "Spaghetti defects were detected.")
     }
 }
+
+extension OfflineTests {
+    /// Replay fires scheduled work only when the next message comes: a
+    /// Live Activity update and the offline alert due between two messages
+    /// are each told at their own time, as `run` (woken at each) tells them.
+    @Test func twoDeadlinesBetweenTwoMessagesAreEachToldAtTheirOwnTime() throws {
+        var h = printing()
+        h.set(HA.x1c, "_print_progress", "41", after: 1)  // a routine update, due after the throttle
+        h.set(HA.x1c, "_print_status", "unavailable", after: 1)
+        let quietAt = h.clock.now()
+        let due = h.wait(600)  // one call, as replay makes at the next message
+        let update = try #require(due.first { $0.event == .update })
+        let offline = try #require(due.first { $0.event == .offline })
+        #expect(update.createdAt < offline.createdAt)
+        #expect(offline.createdAt == quietAt + 60, "told when the window ended, not with the update")
+    }
+}

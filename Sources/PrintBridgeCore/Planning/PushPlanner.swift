@@ -253,34 +253,32 @@ public struct PushPlanner: Sendable {
         printers.values.compactMap(\.nextDue).min()
     }
 
-    /// Does the scheduled work due at or before `time`, in time order, each
-    /// stamped with its own due time: held verdicts are acted on, and routine
-    /// Live Activity updates carry the printer's latest values.
+    /// Does the scheduled work due at or before `time`, one deadline at a
+    /// time, earliest first, each stamped with its own due time: held
+    /// verdicts are acted on, new printer errors and an offline printer
+    /// told, and routine Live Activity updates carry the printer's latest
+    /// values. What one deadline does (a start told, a hold settled) is
+    /// there for the next, so replay, which calls this only when a message
+    /// comes, gives what `run`, woken at each deadline, gives.
     public mutating func fireDue(upTo time: EpochTime, printers snapshots: PrinterCache, devices: [Device]) -> Plan {
         var plan = Plan()
-        var due: [(prefix: String, time: EpochTime)] = []
-        for (prefix, state) in printers {
-            if let dueTime = state.nextDue, dueTime <= time { due.append((prefix, dueTime)) }
-        }
-        due.sort { $0.time < $1.time || ($0.time == $1.time && $0.prefix < $1.prefix) }
-        for (prefix, dueTime) in due {
-            guard var state = printers[prefix] else { continue }
+        while let (prefix, dueTime) = earliestDue(upTo: time), var state = printers[prefix] {
             let snapshot = snapshots[prefix] ?? PrinterSnapshot(prefix: prefix)
             var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: dueTime)
             builder.printID = state.printID
-            if let held = state.heldStatus, let heldDue = state.heldDue, heldDue <= time {
+            if let held = state.heldStatus, let heldDue = state.heldDue, heldDue <= dueTime {
                 state.heldStatus = nil
                 state.heldDue = nil
                 state.heldFile = nil
                 act(on: held, state: &state, builder: &builder)
             }
-            if let errorsDue = state.errorsDue, errorsDue <= time {
+            if let errorsDue = state.errorsDue, errorsDue <= dueTime {
                 tellNewErrors(state: &state, builder: &builder)
             }
-            if let silence = state.silence, let silenceDue = silence.due, silenceDue <= time {
+            if let silence = state.silence, let silenceDue = silence.due, silenceDue <= dueTime {
                 tellOffline(silence, state: &state, builder: &builder)
             }
-            if let updateDue = state.liveActivityDue, updateDue <= time {
+            if let updateDue = state.liveActivityDue, updateDue <= dueTime {
                 state.liveActivityDue = nil
                 if state.lastStatus?.isActive == true, state.heldStatus == nil,
                     builder.liveActivityUpdate(priority: 5)
@@ -291,9 +289,22 @@ public struct PushPlanner: Sendable {
             printers[prefix] = state
             plan.add(builder)
             plan.changedPrinters.insert(prefix)
+            // Every item due by now was done or moved later; never loop on one.
+            if let next = state.nextDue, next <= dueTime { break }
         }
         plan.stateChanged = !plan.changedPrinters.isEmpty
         return plan
+    }
+
+    /// The printer whose next scheduled work is the earliest at or before `time`.
+    private func earliestDue(upTo time: EpochTime) -> (String, EpochTime)? {
+        var earliest: (String, EpochTime)?
+        for (prefix, state) in printers {
+            guard let due = state.nextDue, due <= time else { continue }
+            if let best = earliest, best.1 < due || (best.1 == due && best.0 < prefix) { continue }
+            earliest = (prefix, due)
+        }
+        return earliest
     }
 
     /// Forgets a printer's memory (e.g. the printer was removed from HA).

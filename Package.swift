@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `merge` and `chain`: the agent's inputs as one demand-driven stream.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        // Heap: the timed work of the agent's own queues (already in the graph through async-algorithms).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // System C libraries, one target each (Debian -dev packages).
@@ -60,7 +62,9 @@ let package = Package(
         .systemLibrary(name: "CGlibcExtras"),
 
         // Starting the agent's own threads, named and checked.
-        .target(name: "NamedThreads", dependencies: ["CGlibcExtras"]),
+        .target(
+            name: "NamedThreads",
+            dependencies: ["CGlibcExtras", .product(name: "HeapModule", package: "swift-collections")]),
 
         // The Live Activity types shared with the iOS app.
         .target(name: "PrinterActivityContent"),
@@ -108,7 +112,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "PrintBridgeCore", "HomeAssistantLink", "DeviceStore", "ControlAPI",
+                "PrintBridgeCore", "HomeAssistantLink", "DeviceStore", "ControlAPI", "NamedThreads",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import NamedThreads
 import PrintBridgeCore
 import Synchronization
 
@@ -31,7 +32,8 @@ public final class APNsSender: PushSender {
         configuration: APNsConfiguration, key: APNsSigningKey, client: HTTP2Client? = nil,
         clock: any EpochClock = SystemClock(), retry: RetryPolicy = .init(), tokenPolicy: ProviderTokenPolicy = .init(),
         sleep: @escaping @Sendable (Double) async -> Void = { seconds in
-            try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))
+            // Not Task.sleep: it would start libdispatch's pool (WorkQueue says why).
+            try? await WorkQueue.sleep(seconds: seconds)
         },
         onTokenRejected: @escaping TokenRejection = { _, _, _ in }
     ) throws(HTTP2TransportError) {

@@ -1,3 +1,4 @@
+import NamedThreads
 import PrintBridgeCore
 
 /// The agent's time: wall time (`now`) for what a payload or a person reads
@@ -8,8 +9,9 @@ public protocol AgentClock: EpochClock {
 }
 
 /// The system's clocks: the deadline is wall time, the wait itself is
-/// measured on `ContinuousClock` (monotonic), so an NTP step during a wait
-/// does not stretch or cut it; the next deadline is taken from wall time again.
+/// measured in monotonic time (`WorkQueue.sleep`, which keeps libdispatch
+/// asleep), so an NTP step during a wait does not stretch or cut it; the
+/// next deadline is taken from wall time again.
 public struct SystemAgentClock: AgentClock {
     public init() {}
 
@@ -18,6 +20,6 @@ public struct SystemAgentClock: AgentClock {
     public func sleep(until deadline: EpochTime) async throws {
         let seconds = deadline - now()
         guard seconds > 0 else { return }
-        try await Task.sleep(for: .microseconds(Int64((seconds * 1e6).rounded(.up))), clock: .continuous)
+        try await WorkQueue.sleep(seconds: seconds)
     }
 }

@@ -1,12 +1,12 @@
 import DeviceStore
-import Dispatch
+import NamedThreads
 import Logging
 import PrintBridgeCore
 
-/// The device store as the agent uses it: every SQLite call on one serial
-/// queue of its own, never on the agent's task or the cooperative pool, so
-/// a disk stall (an ext4 journal commit, the WAL's fsync, a slow SD card)
-/// never holds up the next push.
+/// The device store as the agent uses it: every SQLite call on one thread
+/// of its own (`pb-store`, a `WorkQueue`), never on the agent's task or the
+/// executor's thread, so a disk stall (an ext4 journal commit, the WAL's
+/// fsync, a slow SD card) never holds up the next push.
 ///
 /// Writes are queued and return at once; reads wait for their answer and
 /// come after every write queued before them (one queue, in order), so
@@ -16,12 +16,16 @@ import PrintBridgeCore
 public final class AgentStore: Sendable {
     public let store: DeviceStore
     private let logger: Logger
-    private let queue = DispatchQueue(label: "printbridge.store")
+    private let queue = WorkQueue()
 
-    public init(_ store: DeviceStore, logger: Logger) {
+    /// Throws when its thread cannot be started.
+    public init(_ store: DeviceStore, logger: Logger) throws(NamedThread.StartError) {
         self.store = store
         self.logger = logger
+        try queue.start(named: "pb-store")
     }
+
+    deinit { queue.stop() }
 
     public var path: String { store.path }
 

@@ -1,4 +1,4 @@
-import Dispatch
+import NamedThreads
 import Synchronization
 
 #if canImport(Glibc)
@@ -17,7 +17,9 @@ final class WALSync: Sendable {
     private let walPath: String
     private let delay: Double
     private let pending = Mutex(false)
-    private let queue = DispatchQueue(label: "printbridge.store.walsync")
+    /// Its thread (`pb-wal-sync`) starts at the first commit.
+    private let queue = WorkQueue()
+    private let started = Mutex(false)
 
     init(databasePath: String, delay: Double = 1) {
         walPath = databasePath + "-wal"
@@ -31,15 +33,27 @@ final class WALSync: Sendable {
             return !scheduled
         }
         guard first else { return }
-        queue.asyncAfter(deadline: .now() + delay) { [self] in
+        let running = started.withLock { started -> Bool in
+            if !started { started = (try? queue.start(named: "pb-wal-sync")) != nil }
+            return started
+        }
+        guard running else {
+            // No thread to spare: the commit is synced now instead.
+            pending.withLock { $0 = false }
+            syncWAL()
+            return
+        }
+        queue.async(after: delay) { [self] in
             pending.withLock { $0 = false }
             syncWAL()
         }
     }
 
-    /// Syncs now on the calling thread (on close): waits for a scheduled sync too.
+    /// Syncs now on the calling thread (on close), after a sync running on
+    /// the queue has ended; one still scheduled is not needed any more.
     func syncNow() {
-        queue.sync { syncWAL() }
+        queue.stop()
+        syncWAL()
     }
 
     /// fsync is per file, not per descriptor: syncing our own descriptor of

@@ -13,18 +13,26 @@ import Glibc
 enum Entry {
     static func main() {
         FreedMemory.configure()  // before any other thread allocates
+        let command: any ParsableCommand
+        do { command = try PrintBridgeCommand.parseAsRoot() } catch { PrintBridgeCommand.exit(withError: error) }
+        // The long-running agent sleeps when idle only on an executor of its
+        // own, on this thread (MainThreadExecutor says why); the other
+        // commands keep the default one while this thread waits.
+        if command is RunCommand { SignalService.block() }  // before any other thread starts
+        let ownExecutor = command is RunCommand && MainThreadExecutor.install()
         Task.detached {
-            await run()
+            await run(command)
             exit(0)  // what the runtime does when an async main returns
         }
+        if ownExecutor { MainThreadExecutor.shared.run() }
         while true { pause() }
     }
 
-    /// Parses and runs the command; the one place a `CommandFailure`
-    /// becomes its line on stderr and its exit code.
-    private static func run() async {
+    /// Runs the command; the one place a `CommandFailure` becomes its line
+    /// on stderr and its exit code.
+    private static func run(_ command: any ParsableCommand) async {
         do {
-            var command = try PrintBridgeCommand.parseAsRoot()
+            var command = command
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

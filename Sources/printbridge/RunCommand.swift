@@ -85,8 +85,12 @@ struct RunCommand: AsyncParsableCommand {
                 tokenRenewals: apns?.providerTokenRenewals ?? 0)
         }
         let printers = Mutex<[PrinterSnapshot]>([])
+        let agentStore: AgentStore
+        do { agentStore = try AgentStore(deviceStore, logger: logger) } catch {
+            throw CommandFailure.system("\(error)")
+        }
         let agent = Agent(
-            linkEvents: link.events, sender: sender, store: AgentStore(deviceStore, logger: logger), planner: planner,
+            linkEvents: link.events, sender: sender, store: agentStore, planner: planner,
             metrics: metrics, logger: logger, configuration: agentConfiguration,
             hooks: .init(
                 releaseMemory: { FreedMemory.release() }, publishPrinters: { list in printers.withLock { $0 = list } }))
@@ -95,14 +99,17 @@ struct RunCommand: AsyncParsableCommand {
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
             allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
-        // One group: started in this order and, at SIGTERM or SIGINT (or a
-        // part failing), shut down in reverse: SIGHUP's reader, then the link
-        // (no more events), the agent (pushes in flight answered, everything
-        // written down), the API, APNs.
+        let signals: SignalService
+        do { signals = try SignalService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox) } catch {
+            throw CommandFailure.system("\(error)")
+        }
+        // One group: started in this order and, at SIGTERM or SIGINT (the
+        // signal service ends) or a part failing, shut down in reverse: the
+        // link (no more events), the agent (pushes in flight answered,
+        // everything written down), the API, APNs.
         let parts: [RunPart] = [
             apns.map { RunPart(.apns, $0) }, server.map { RunPart(.api, $0) }, RunPart(.agent, agent),
-            RunPart(.homeAssistant, link),
-            RunPart(.hangup, HangupService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox)),
+            RunPart(.homeAssistant, link), RunPart(.signals, signals),
         ].compactMap { $0 }
         logger.info("connecting to Home Assistant", metadata: ["ha.url": "\(endpoint)"])
         let group = ServiceGroup(configuration: .init(
@@ -110,7 +117,7 @@ struct RunCommand: AsyncParsableCommand {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
                       failureTerminationBehavior: .gracefullyShutdownGroup)
             },
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            logger: logger))
         do {
             try await group.run()
         } catch {

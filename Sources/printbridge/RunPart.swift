@@ -12,7 +12,7 @@ struct RunPart: Service, CustomStringConvertible {
         case api = "the app's API"
         case agent = "the agent"
         case homeAssistant = "the Home Assistant link"
-        case hangup = "SIGHUP's handler"
+        case signals = "the signal handler"
     }
 
     /// A part's error, with the part.

@@ -1,10 +1,7 @@
-import Agent
 import AgentSettings
 import Logging
 import PrintBridgeCore
-import ServiceLifecycle
 import Synchronization
-import UnixSignals
 
 /// SIGHUP for `run`: the settings file is read again without touching the
 /// HA connection, and the new settings are compared with those in use. What
@@ -52,20 +49,5 @@ final class SettingsReload: Sendable {
             "planner.live_activity_interval": "\(configuration.liveActivityInterval)",
         ])
         return configuration
-    }
-}
-
-/// SIGHUP as a part of `run`'s `ServiceGroup` (swift-service-lifecycle's
-/// `UnixSignalsSequence`): the settings file and the devices are read
-/// again, until graceful shutdown.
-struct HangupService: Service {
-    let reload: SettingsReload
-    let inbox: AgentInbox
-
-    func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            if let configuration = reload.reread() { inbox.reconfigure(configuration) }
-            inbox.devicesChanged()
-        }
     }
 }

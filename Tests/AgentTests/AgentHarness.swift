@@ -285,7 +285,7 @@ final class AgentHarness: Sendable {
         let logs = logs, handled = handled, calls = calls
         var logger = Logger(label: "agent-test") { _ in logs }
         logger.logLevel = .trace
-        agentStore = AgentStore(store, logger: logger)
+        agentStore = try AgentStore(store, logger: logger)
         agent = Agent(
             linkEvents: stream, sender: sender, store: agentStore, clock: clock, planner: planner,
             metrics: metrics, logger: logger, configuration: .init(endpoint: try HAEndpoint(url: "http://127.0.0.1:8123")),

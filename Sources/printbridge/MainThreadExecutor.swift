@@ -1,0 +1,73 @@
+import NamedThreads
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Swift concurrency's global executor for `run`: every task's job runs on
+/// the main thread, in order (a `WorkQueue` served there), and the thread
+/// sleeps until a job comes or the earliest `Task.sleep` is due.
+///
+/// Why not the default, libdispatch's thread pool: on Linux it wakes its
+/// manager thread every second to watch the pool for stalls
+/// (swift-corelibs-libdispatch src/event/workqueue.c,
+/// `_dispatch_workq_monitor_pools`, armed with NSEC_PER_SEC in
+/// `_dispatch_workq_init_once`), so an idle agent could never sleep: 60
+/// wake-ups a minute with nothing to do. The agent's tasks are short (the C
+/// libraries' loops and the store have threads of their own), so one thread
+/// serves them; the main thread only waited before.
+///
+/// Installed through the runtime's executor hooks
+/// (`swift_task_enqueueGlobal_hook`, its delay and deadline forms, and the
+/// main executor's), as SwiftNIO's `NIOSingletons` installs its event loops;
+/// set once, from the main thread, before any task exists.
+final class MainThreadExecutor: TaskExecutor {
+    static let shared = MainThreadExecutor()
+    let queue = WorkQueue()
+
+    func enqueue(_ job: UnownedJob) {
+        queue.async { job.runSynchronously(on: MainThreadExecutor.shared.asUnownedTaskExecutor()) }
+    }
+
+    func enqueue(_ job: UnownedJob, afterNanoseconds delay: UInt64) {
+        queue.async(afterNanoseconds: delay) { job.runSynchronously(on: MainThreadExecutor.shared.asUnownedTaskExecutor()) }
+    }
+
+    /// Serves jobs on the calling (main) thread, for good.
+    func run() -> Never {
+        queue.serveHere()
+        fatalError("the main thread's executor stopped")
+    }
+
+    private typealias EnqueueHook = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer?) -> Void
+    private typealias DelayHook = @convention(c) (UInt64, UnsafeMutableRawPointer, UnsafeRawPointer?) -> Void
+    private typealias DeadlineHook = @convention(c) (
+        Int64, Int64, Int64, Int64, Int32, UnsafeMutableRawPointer, UnsafeRawPointer?
+    ) -> Void
+
+    /// Makes this the global executor (and the main actor's); false when
+    /// the runtime has no such hooks (the default executor then stays).
+    static func install() -> Bool {
+        guard let global = dlsym(nil, "swift_task_enqueueGlobal_hook"),
+            let delayed = dlsym(nil, "swift_task_enqueueGlobalWithDelay_hook"),
+            let deadline = dlsym(nil, "swift_task_enqueueGlobalWithDeadline_hook"),
+            let main = dlsym(nil, "swift_task_enqueueMainExecutor_hook")
+        else { return false }
+        // A job pointer is what `UnownedJob` wraps.
+        let enqueue: EnqueueHook = { job, _ in MainThreadExecutor.shared.enqueue(unsafeBitCast(job, to: UnownedJob.self)) }
+        global.assumingMemoryBound(to: EnqueueHook?.self).pointee = enqueue
+        main.assumingMemoryBound(to: EnqueueHook?.self).pointee = enqueue
+        delayed.assumingMemoryBound(to: DelayHook?.self).pointee = { delay, job, _ in
+            MainThreadExecutor.shared.enqueue(unsafeBitCast(job, to: UnownedJob.self), afterNanoseconds: delay)
+        }
+        deadline.assumingMemoryBound(to: DeadlineHook?.self).pointee = { seconds, nanoseconds, _, _, clock, job, _ in
+            // The runtime's clock ids: 1 continuous (CLOCK_BOOTTIME on Linux), 2 suspending (CLOCK_MONOTONIC).
+            var now = timespec()
+            clock_gettime(clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &now)
+            let target = Int64(seconds) * 1_000_000_000 + Int64(nanoseconds)
+            let delay = target - (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+            MainThreadExecutor.shared.enqueue(unsafeBitCast(job, to: UnownedJob.self), afterNanoseconds: UInt64(max(0, delay)))
+        }
+        return true
+    }
+}

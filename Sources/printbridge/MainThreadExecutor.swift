@@ -21,16 +21,26 @@ import Glibc
 /// (`swift_task_enqueueGlobal_hook`, its delay and deadline forms, and the
 /// main executor's), as SwiftNIO's `NIOSingletons` installs its event loops;
 /// set once, from the main thread, before any task exists.
-final class MainThreadExecutor: TaskExecutor {
+final class MainThreadExecutor: Sendable {
     static let shared = MainThreadExecutor()
     let queue = WorkQueue()
 
+    /// The runtime's generic executor (`SerialExecutorRef::generic()`: no
+    /// identity, no implementation), which global jobs run on, as the
+    /// default global executor runs them (`swift_job_run(job, generic)`).
+    /// Not a `TaskExecutor` of our own: a job run on one makes every
+    /// nonisolated call a hop back onto the queue, and code that holds a
+    /// lock across `withUnsafeContinuation`, trusting its closure to run at
+    /// once (swift-async-algorithms' `MergeStorage.next`), then waits on
+    /// itself.
+    private static let generic = unsafeBitCast((0, 0), to: UnownedSerialExecutor.self)
+
     func enqueue(_ job: UnownedJob) {
-        queue.async { job.runSynchronously(on: MainThreadExecutor.shared.asUnownedTaskExecutor()) }
+        queue.async { job.runSynchronously(on: MainThreadExecutor.generic) }
     }
 
     func enqueue(_ job: UnownedJob, afterNanoseconds delay: UInt64) {
-        queue.async(afterNanoseconds: delay) { job.runSynchronously(on: MainThreadExecutor.shared.asUnownedTaskExecutor()) }
+        queue.async(afterNanoseconds: delay) { job.runSynchronously(on: MainThreadExecutor.generic) }
     }
 
     /// Serves jobs on the calling (main) thread, for good.

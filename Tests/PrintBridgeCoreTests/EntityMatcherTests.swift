@@ -60,6 +60,29 @@ import Testing
         #expect(problems.contains { $0.contains("mapped to both") })
     }
 
+    /// HA's OctoPrint makes a printer's temperature sensors only once the
+    /// printer reports temperatures, and numbers entity ids as they are
+    /// made: three OctoPrints added while the first was off (a real
+    /// registry, HA 2024.3.3, octoprint_chain.py `--unconnected 1`). Each
+    /// HA device is the printer its status entity names.
+    @Test func aDeviceIsThePrinterItsStatusEntityNames() {
+        var matcher = EntityMatcher()
+        let devices: [(String, [String])] = [
+            ("d1", ["current_state", "job_percentage", "estimated_finish_time", "actual_bed_temp_3", "actual_tool0_temp_3"]),
+            ("d2", ["actual_bed_temp", "actual_tool0_temp", "current_state_2", "job_percentage_2", "estimated_finish_time_2"]),
+            ("d3", ["actual_bed_temp_2", "actual_tool0_temp_2", "current_state_3", "job_percentage_3", "estimated_finish_time_3"]),
+        ]
+        matcher.applyRegistry(devices.flatMap { device, names in
+            names.map { EntityRegistryEntry(entityID: "sensor.octoprint_" + $0, platform: "octoprint", translationKey: nil, deviceID: device) }
+        })
+        for (device, printer) in [("d1", "octoprint"), ("d2", "octoprint_2"), ("d3", "octoprint_3")] {
+            let names = devices.first { $0.0 == device }!.1
+            for name in names {
+                #expect(matcher.match(entityID: "sensor.octoprint_" + name)?.prefix == printer, "\(name) of \(device)")
+            }
+        }
+    }
+
     @Test func germanEntityIDsMatchThroughTheRegistry() {
         var german = EntityMatcher()
         #expect(german.match(entityID: "sensor.x1c_druckstatus") == nil)

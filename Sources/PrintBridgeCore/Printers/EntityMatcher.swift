@@ -165,7 +165,12 @@ public struct EntityMatcher: Sendable {
             if entry.deviceID == nil { groups[group] = [objectID] }
         }
         var prefixByGroup: [String: String] = [:]
-        for (entry, field, profile) in matched {
+        // The status entity names the printer first: HA numbers an entity id
+        // ("_2", "_3") when it is created, and an integration may create a
+        // sibling later (HA's OctoPrint makes its temperature sensors only
+        // once the printer reports temperatures), so a sibling's number can
+        // be another printer's.
+        for (entry, field, profile) in matched.filter({ $0.field == .status }) + matched.filter({ $0.field != .status }) {
             let group = Self.group(entry)
             let objectID = Self.objectID(entry.entityID)
             if field == .status, profiles[profile].statusOptions != nil {

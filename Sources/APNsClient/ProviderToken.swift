@@ -49,11 +49,11 @@ public struct ProviderTokenCache: Sendable {
     }
 
     private mutating func issue(at now: EpochTime) -> String? {
-        let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
-        let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(now.wholeSeconds)}"#.utf8))
+        let header = Base64.urlEncode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
+        let claims = Base64.urlEncode(Array(#"{"iss":"\#(teamID)","iat":\#(now.wholeSeconds)}"#.utf8))
         let signingInput = header + "." + claims
         guard let signature = key.sign(Array(signingInput.utf8)) else { return nil }
-        let token = signingInput + "." + Base64URL.encode(signature)
+        let token = signingInput + "." + Base64.urlEncode(signature)
         current = (token, EpochTime(seconds: Double(now.wholeSeconds)))
         renewals += 1
         return token

@@ -313,9 +313,10 @@ public struct ControlAPI: Sendable {
         ]))
     }
 
-    /// The seed's body names only the printer; an optional deviceId picks the
-    /// phone. Without one, the token goes to the device that follows that
-    /// printer and was registered most recently.
+    /// The seed's body names only the printer: the token is then an activity
+    /// of its own, never guessed to be the phone that registered last (the
+    /// seed's "last phone wins"). An optional `deviceId` (PrintBridge's
+    /// extension) makes it that phone's; 404 when there is no such phone.
     func activityToken(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
@@ -323,8 +324,6 @@ public struct ControlAPI: Sendable {
         let prefix = text(body, "printerPrefix", required: true, into: &problems)
         let deviceID = text(body, "deviceId", required: false, into: &problems)
         guard problems.isEmpty, let token, let prefix else { throw Invalid(details: problems) }
-        // The app sends no device id: the token is its own activity's, never
-        // guessed to be the phone that registered last (the seed's "last phone wins").
         guard try store.setActivityToken(token, printerPrefix: prefix, deviceID: deviceID) else {
             return APIError.response(404, "Device not found")
         }

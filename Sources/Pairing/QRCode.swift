@@ -1,8 +1,9 @@
 /// A QR code (ISO/IEC 18004) for short text: byte mode, error correction
 /// level M, versions 1 to 10 (up to 213 bytes), the mask with the lowest
-/// penalty. Enough for a pairing payload (server URL and API token); no
-/// package in reach makes QR codes, and this is the standard's algorithm,
-/// checked against a real decoder (zbarimg) in the tests.
+/// penalty. Enough for a pairing payload (server URL and API token): the
+/// standard's algorithm, checked against a real decoder (zbarimg) in the
+/// tests. Debian's libqrencode would do the same job; moving to it is
+/// issue 33's (weighed there by binary size and memory).
 public struct QRCode: Sendable {
     /// Modules per side.
     public let size: Int

@@ -1,3 +1,4 @@
+import PrintBridgeLogging
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,26 +25,13 @@ struct LineWriter: ~Copyable {
     }
 
     mutating func flush() {
-        Self.writeAll(buffer, to: descriptor)
+        // stdout closed (e.g. piped into head): nothing more to do.
+        buffer.withUnsafeBytes { writeAll($0, to: descriptor) }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private static func writeAll(_ buffer: [UInt8], to descriptor: Int32) {
-        buffer.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return  // stdout closed (e.g. piped into head): nothing more to do
-                }
-                offset += written
-            }
-        }
-    }
-
     deinit {
-        Self.writeAll(buffer, to: descriptor)
+        buffer.withUnsafeBytes { writeAll($0, to: descriptor) }
     }
 }
 

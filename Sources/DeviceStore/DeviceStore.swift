@@ -27,6 +27,21 @@ public final class DeviceStore: @unchecked Sendable {
 
     public struct Error: Swift.Error, Hashable, Sendable, CustomStringConvertible {
         public var description: String
+        /// SQLite's (extended) result code when SQLite refused; nil for the
+        /// store's own checks (a directory not writable, an empty file).
+        public var resultCode: Int32?
+
+        public init(description: String, resultCode: Int32? = nil) {
+            self.description = description
+            self.resultCode = resultCode
+        }
+
+        /// SQLITE_BUSY or SQLITE_LOCKED: another process held the store too long.
+        public var isBusy: Bool { resultCode.map { $0 & 0xFF == SQLITE_BUSY || $0 & 0xFF == SQLITE_LOCKED } ?? false }
+        /// SQLITE_CORRUPT or SQLITE_NOTADB: the file is damaged or not a store.
+        public var isCorruption: Bool {
+            resultCode.map { $0 & 0xFF == SQLITE_CORRUPT || $0 & 0xFF == SQLITE_NOTADB } ?? false
+        }
     }
 
     /// Opens (creating and migrating if needed) the store in `directory`.
@@ -56,9 +71,11 @@ public final class DeviceStore: @unchecked Sendable {
             try migrate()
             walSync.schedule()
         } catch {
-            throw Error(description: "the device store \(path) cannot be used: \(error.description)"
-                + (error.isCorruption ? "; move it aside to start with an empty store (every phone registers again), "
-                    + "or restore a copy" : ""))
+            throw Error(
+                description: "the device store \(path) cannot be used: \(error.description)"
+                    + (error.isCorruption ? "; move it aside to start with an empty store (every phone registers again), "
+                        + "or restore a copy" : ""),
+                resultCode: error.code)
         }
     }
 
@@ -141,7 +158,7 @@ public final class DeviceStore: @unchecked Sendable {
         }
         switch result {
         case .success(let value): return value
-        case .failure(let error): throw Error(description: "device store \(path): \(error.description)")
+        case .failure(let error): throw Error(description: "device store \(path): \(error.description)", resultCode: error.code)
         }
     }
 

@@ -43,6 +43,8 @@ import Glibc
         let error = #expect(throws: DeviceStore.Error.self) { try temp.open() }
         #expect(error?.description.contains(path) == true, "\(String(describing: error))")
         #expect(error?.description.contains("move it aside") == true, "\(String(describing: error))")
+        #expect(error?.isCorruption == true, "SQLite's result code is kept: \(String(describing: error?.resultCode))")
+        #expect(error?.isBusy == false)
         let notADatabase = temp.directory + "/other"
         mkdir(notADatabase, 0o700)
         let text = Array("these are not the droids you are looking for\n".utf8)

@@ -1,0 +1,30 @@
+import CLibWebSockets
+
+/// libwebsockets' protocol callback: finds the link through the context's
+/// user pointer (the link outlives its context) and hands the event over.
+func linkCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ length: Int
+) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let pointer = lws_context_user(context) else { return 0 }
+    let link = Unmanaged<HomeAssistantLink>.fromOpaque(pointer).takeUnretainedValue()
+    switch reason {
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        link.established(wsi)
+    case LWS_CALLBACK_CLIENT_RECEIVE:
+        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+        link.received(UnsafeRawBufferPointer(start: input, count: length), final: final)
+    case LWS_CALLBACK_CLIENT_WRITEABLE:
+        return link.writable(wsi) ? 0 : -1
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
+        link.disconnected(.connectFailed(detail))
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        link.closed()
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        link.wokenUp()
+    default:
+        break
+    }
+    return 0
+}

@@ -1,0 +1,99 @@
+import CLibWebSockets
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The libwebsockets context of one link, and what it must outlive: its
+/// protocol table and the C strings the connect info points into. Created
+/// and destroyed here; used only on the link's thread (but the wake-up,
+/// `cancelService`, which libwebsockets allows from any thread).
+final class LinkContext {
+    /// nil when libwebsockets could not be set up.
+    let context: OpaquePointer?
+    private let protocols: UnsafeMutablePointer<lws_protocols>
+    private let name: UnsafeMutablePointer<CChar>
+    private let host: UnsafeMutablePointer<CChar>
+    private let path: UnsafeMutablePointer<CChar>
+    private let caFile: UnsafeMutablePointer<CChar>?
+    private let endpoint: HAEndpoint
+
+    /// `owner` is what `lws_context_user` gives the callbacks (the link,
+    /// which owns this and so outlives it).
+    init(endpoint: HAEndpoint, caFile: String?, owner: UnsafeMutableRawPointer) {
+        self.endpoint = endpoint
+        name = strdup("printbridge-ha")!
+        host = strdup(endpoint.host)!
+        path = strdup(endpoint.path)!
+        self.caFile = caFile.map { strdup($0)! }
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(name)
+        protocols[0].callback = linkCallback
+        protocols[0].rx_buffer_size = 65536
+        var info = lws_context_creation_info()
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.protocols = UnsafePointer(protocols)
+        // TLS (and the CA store it loads: ~370 KB and 30,000 allocations) only
+        // for wss://; a plain ws:// connection, as to the add-on's supervisor
+        // or HA on the same host, does without.
+        info.options = endpoint.secure ? UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) : 0
+        info.gid = -1  // do not change user or group
+        info.uid = -1
+        // Left at 0, libwebsockets sizes two zero-filled tables by the process
+        // file limit: 16 bytes per possible descriptor, 16 MB resident under
+        // Docker's default limit of 1,048,576. This context holds one
+        // connection and its wake-up pipe; a small table costs nothing.
+        info.fd_limit_per_thread = 16
+        // libwebsockets reads at most this much per wake-up (4 KB by
+        // default). A busy HA's burst of a hundred household events is ~35 KB:
+        // read in one go, it costs one pass through the link's loop and one
+        // coalescing pause instead of nine (2,000 events/s: ~575 -> ~200
+        // context switches/s, about a quarter less CPU).
+        info.pt_serv_buf_size = 32 * 1024
+        info.client_ssl_ca_filepath = self.caFile.map { UnsafePointer($0) }
+        lws_set_log_level(getenv("PRINTBRIDGE_LWS_LOG") != nil ? 0x7F : LLL_ERR, nil)
+        info.user = owner
+        context = lws_create_context(&info)
+    }
+
+    deinit {
+        if let context { lws_context_destroy(context) }
+        protocols.deallocate()
+        for string in [name, host, path] { free(string) }
+        if let caFile { free(caFile) }
+    }
+
+    /// Starts a client connection to the endpoint (nil: failed at once).
+    func connect() -> OpaquePointer? {
+        var info = lws_client_connect_info()
+        info.context = context
+        info.address = UnsafePointer(host)
+        info.host = UnsafePointer(host)
+        info.origin = UnsafePointer(host)
+        info.path = UnsafePointer(path)
+        info.port = Int32(endpoint.port)
+        info.ssl_connection = endpoint.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0
+        info.ietf_version_or_minus_one = -1
+        info.local_protocol_name = UnsafePointer(name)
+        // No `pwsi`: libwebsockets would keep that address and write through
+        // it when a connection in its handshake is dropped, long after a
+        // `withUnsafeMutablePointer` scope has ended (a crash, seen when a
+        // silent server's handshake was timed out). The callbacks say when
+        // the connection goes.
+        return lws_client_connect_via_info(&info)
+    }
+
+    /// Waits for sockets, timers or a wake-up, and handles what came.
+    func service() { lws_service(context, 0) }
+
+    /// Wakes `service` from any thread (`LWS_CALLBACK_EVENT_WAIT_CANCELLED`).
+    func cancelService() {
+        if let context { lws_cancel_service(context) }
+    }
+
+    /// Arms `timer` to fire after `seconds` (monotonic), replacing its previous time.
+    func schedule(_ timer: LinkTimer, after seconds: Double) {
+        lws_sul_schedule(context, 0, timer.list, linkTimerCallback, lws_usec_t(max(0, seconds) * 1_000_000))
+    }
+}

@@ -52,3 +52,34 @@ def use_test_python():
     subprocess.check_call([os.path.join(ROOT, "scripts", "install-test-deps.sh")])
     os.environ["PRINTBRIDGE_TEST_PYTHON"] = TEST_PYTHON
     os.execv(TEST_PYTHON, [TEST_PYTHON] + sys.argv)
+
+
+def threads(pid):
+    """{tid: (name, voluntary, involuntary)} of the process's threads now."""
+    result = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if "ctxt_switches" in line)
+            result[tid] = (name, int(fields["voluntary_ctxt_switches"]), int(fields["nonvoluntary_ctxt_switches"]))
+        except FileNotFoundError:
+            pass  # the thread ended
+    return result
+
+
+def wakeups_by_name(before, after, seconds):
+    """Context switches a minute between two `threads` readings, by thread
+    name: ([(name, threads, voluntary, involuntary)], total), busiest first."""
+    scale = 60 / seconds
+    by_name = {}
+    for tid, (name, voluntary, involuntary) in after.items():
+        _, voluntary0, involuntary0 = before.get(tid, (name, 0, 0))
+        entry = by_name.setdefault(name, [0, 0, 0])
+        entry[0] += 1
+        entry[1] += voluntary - voluntary0
+        entry[2] += involuntary - involuntary0
+    rows = sorted(((name, count, v * scale, i * scale) for name, (count, v, i) in by_name.items()),
+                  key=lambda row: -(row[2] + row[3]))
+    return rows, sum(v + i for _, _, v, i in rows)

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from agent_harness import use_test_python, BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs
+from agent_harness import threads, wakeups_by_name, use_test_python, BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs
 from steal import StealMeter
 
 
@@ -176,7 +176,9 @@ def main():
         agent = start_agent("idle", ha_port)
         time.sleep(3)
         cpu0, _ = proc_stats(agent.pid)
+        idle_threads0 = threads(agent.pid)
         time.sleep(args.idle)
+        idle_threads1 = threads(agent.pid)
         cpu1, idle_rss = proc_stats(agent.pid)
         idle_memory = memory(agent.pid)
         idle_mappings = largest_mappings(agent.pid) if args.smaps else []
@@ -244,6 +246,10 @@ def main():
           f"only links and initialises libwebsockets, nghttp2 and OpenSSL, same build): "
           f"{floor_memory[0]:.1f}/{floor_memory[1]:.1f}/{floor_memory[2]:.1f} MiB; "
           f"PrintBridge's own share {idle_memory[0] - floor_memory[0]:.1f} MiB RSS")
+    wake_rows, wakes = wakeups_by_name(idle_threads0, idle_threads1, args.idle)
+    print(f"  context switches a minute, all threads (HA connected, nothing happening): {wakes:.0f} "
+          f"(target <= 30): {'met' if wakes <= 30 else 'NOT met'}; "
+          + ", ".join(f"{name} {v + i:.0f}" for name, _, v, i in wake_rows if v + i > 0))
     for kib, permissions, name in idle_mappings:
         print(f"    {kib / 1024:6.2f} MiB  {permissions}  {name}")
     print(f"  the floor with the .p8 key loaded as `run` loads it: RSS {floor_key_rss:.1f} MiB "

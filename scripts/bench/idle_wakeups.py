@@ -20,22 +20,7 @@ import tempfile
 import time
 import urllib.request
 
-from agent_harness import use_test_python, MOCK_HA, ROOT, start, write_agent_inputs
-
-
-def threads(pid):
-    """{tid: (name, voluntary, involuntary)} of the process's threads now."""
-    result = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
-                fields = dict(line.split(":", 1) for line in f if "ctxt_switches" in line)
-            result[tid] = (name, int(fields["voluntary_ctxt_switches"]), int(fields["nonvoluntary_ctxt_switches"]))
-        except FileNotFoundError:
-            pass  # the thread ended
-    return result
+from agent_harness import use_test_python, MOCK_HA, ROOT, start, write_agent_inputs, threads, wakeups_by_name
 
 
 def main():
@@ -80,21 +65,12 @@ def main():
         agent.wait()
         ha.terminate()
 
-    scale = 60 / args.seconds
-    by_name = {}
-    for tid, (name, voluntary, involuntary) in after.items():
-        _, voluntary0, involuntary0 = before.get(tid, (name, 0, 0))
-        entry = by_name.setdefault(name, [0, 0, 0])
-        entry[0] += 1
-        entry[1] += voluntary - voluntary0
-        entry[2] += involuntary - involuntary0
     print(f"idle {args.seconds:.0f} s, HA connected, no events, no API requests; context switches a minute "
           f"(voluntary + involuntary), by thread name:")
-    total = 0
-    for name, (count, voluntary, involuntary) in sorted(by_name.items(), key=lambda item: -(item[1][1] + item[1][2])):
-        total += voluntary + involuntary
-        print(f"  {name:<16} x{count}: {voluntary * scale:7.1f} + {involuntary * scale:6.1f}")
-    print(f"  all {len(after)} threads: {total * scale:.1f} a minute (target <= 30)")
+    rows, total = wakeups_by_name(before, after, args.seconds)
+    for name, count, voluntary, involuntary in rows:
+        print(f"  {name:<16} x{count}: {voluntary:7.1f} + {involuntary:6.1f}")
+    print(f"  all {len(after)} threads: {total:.1f} a minute (target <= 30)")
 
 
 if __name__ == "__main__":

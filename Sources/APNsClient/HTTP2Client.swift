@@ -53,7 +53,7 @@ public final class HTTP2Client: @unchecked Sendable {
     private struct Shared {
         var queue: [HTTP2Submission] = []
         var stopping = false
-        var stopDeadline: Double = 0
+        var stopDeadline = EpochTime(seconds: 0)
         /// The loop is (about to be) blocked in poll: only then does a
         /// submitter need the wake-up write.
         var sleeping = false
@@ -129,7 +129,7 @@ public final class HTTP2Client: @unchecked Sendable {
         let already = shared.withLock { state -> Bool in
             let was = state.stopping
             state.stopping = true
-            state.stopDeadline = MonotonicClock.seconds() + grace
+            state.stopDeadline = MonotonicClock().now() + grace
             return was
         }
         wake()
@@ -158,6 +158,7 @@ public final class HTTP2Client: @unchecked Sendable {
     }
 
     private func run() {
+        let clock = MonotonicClock()
         var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0), pollfd()]
         while true {
             let (submissions, stopping, stopDeadline) = shared.withLock { state in
@@ -166,7 +167,7 @@ public final class HTTP2Client: @unchecked Sendable {
                 return (queue, state.stopping, state.stopDeadline)
             }
             pending += submissions
-            var now = MonotonicClock.seconds()
+            var now = clock.now()
             let inFlight = connection?.activeStreams ?? 0
             if stopping && (now >= stopDeadline || (waiting == 0 && inFlight == 0)) { break }
             if connection == nil, waiting > 0 {
@@ -200,7 +201,7 @@ public final class HTTP2Client: @unchecked Sendable {
                 var count: UInt64 = 0
                 _ = Glibc.read(wakeDescriptor, &count, 8)
             }
-            now = MonotonicClock.seconds()
+            now = clock.now()
             if let connection, socket != nil, descriptors[1].revents != 0 {
                 connection.handle(descriptors[1].revents, now: now)
             }
@@ -224,8 +225,10 @@ public final class HTTP2Client: @unchecked Sendable {
 
     private var limits: HTTP2Connection.Limits {
         .init(
-            connectTimeout: options.connectTimeout, requestTimeout: options.requestTimeout,
-            stallTimeout: options.stallTimeout, maximumStreams: options.maximumStreams)
+            liveness: .init(
+                connectTimeout: options.connectTimeout, requestTimeout: options.requestTimeout,
+                stallTimeout: options.stallTimeout),
+            maximumStreams: options.maximumStreams)
     }
 
     /// Takes back refused requests (to send again, a bounded number of

@@ -1,5 +1,6 @@
 import CNGHTTP2
 import COpenSSL
+import PrintBridgeCore
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,8 @@ struct HTTP2Submission {
 /// One HTTP/2 connection over TLS: a non-blocking socket, an OpenSSL session
 /// and an nghttp2 client session, driven by `HTTP2Client`'s loop thread
 /// (`pollEvents`, `handle`, `checkTimers`). Never touched from another thread.
+/// Whether it is alive (connect timeout, PING, stall, request timeouts) is
+/// `HTTP2Liveness`'s to decide; this class carries the decisions out.
 ///
 /// Streams end the way HTTP/2 ends them: the server's END_STREAM closes a
 /// stream on both sides, nothing more is sent for it. (libcurl 7.88 sent
@@ -32,23 +35,21 @@ final class HTTP2Connection {
 
     private final class Stream {
         let submission: HTTP2Submission
-        let started: Double
+        let started: EpochTime
         var sent = false
         var status = 0
         var headers: [String: String] = [:]
         var body: [UInt8] = []
         var bodyOffset = 0
 
-        init(_ submission: HTTP2Submission, started: Double) {
+        init(_ submission: HTTP2Submission, started: EpochTime) {
             self.submission = submission
             self.started = started
         }
     }
 
     struct Limits {
-        var connectTimeout: Double
-        var requestTimeout: Double
-        var stallTimeout: Double
+        var liveness: HTTP2Liveness.Limits
         /// Streams this side keeps open at once (fewer if the server says so).
         var maximumStreams: Int
     }
@@ -58,7 +59,7 @@ final class HTTP2Connection {
     private(set) var closeError: HTTP2TransportError?
     /// Requests to send again on a new connection (taken by the client).
     var refused: [HTTP2Submission] = []
-    /// Streams were sent and nothing came back for `stallTimeout`.
+    /// Streams were sent and nothing came back for the stall timeout.
     private(set) var stalledStreams = 0
     /// Whether the TLS handshake completed and HTTP/2 started.
     private(set) var wasOpen = false
@@ -72,24 +73,20 @@ final class HTTP2Connection {
     private var addresses: [(storage: sockaddr_storage, length: socklen_t)] = []
     private var nextAddress = 0
     private var lastConnectError = ""
-    private let connectDeadline: Double
+    private var liveness: HTTP2Liveness
     private var handshakeWantsWrite = false
     private var streams: [Int32: Stream] = [:]
     private var outgoing: [UInt8] = []
     private var outgoingSent = 0
     private var writeBlocked = false
     private var receiving = [UInt8](repeating: 0, count: 65536)
-    private var lastRead: Double
-    private var pingSent = false
     private var goawayLastStream: Int32?
-    private var nextTimerCheck = 0.0
 
-    init(origin: HTTPOrigin, tls: TLSClientContext, limits: Limits, now: Double) {
+    init(origin: HTTPOrigin, tls: TLSClientContext, limits: Limits, now: EpochTime) {
         self.origin = origin
         self.tls = tls
         self.limits = limits
-        connectDeadline = now + limits.connectTimeout
-        lastRead = now
+        liveness = HTTP2Liveness(limits: limits.liveness, startingAt: now)
         resolve()
         connectNextAddress()
     }
@@ -261,7 +258,7 @@ final class HTTP2Connection {
             let connection = HTTP2Connection.from(user)
             switch UInt32(frame.pointee.hd.type) {
             case NGHTTP2_GOAWAY.rawValue: connection.goawayLastStream = frame.pointee.goaway.last_stream_id
-            case NGHTTP2_PING.rawValue: connection.pingSent = false
+            case NGHTTP2_PING.rawValue: connection.liveness.pingAnswered()
             default: break
             }
             return 0
@@ -285,6 +282,7 @@ final class HTTP2Connection {
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         state = .open
         wasOpen = true
+        liveness.opened()
         flush()
     }
 
@@ -326,7 +324,7 @@ final class HTTP2Connection {
     }
 
     /// Queues one request on the session (`canOpenStream` must be true).
-    func submit(_ submission: HTTP2Submission, now: Double) {
+    func submit(_ submission: HTTP2Submission, now: EpochTime) {
         guard let session else {
             refused.append(submission)
             return
@@ -389,7 +387,7 @@ final class HTTP2Connection {
     // MARK: - Reading and writing
 
     /// Acts on what `poll` reported for the socket.
-    func handle(_ revents: Int16, now: Double) {
+    func handle(_ revents: Int16, now: EpochTime) {
         switch state {
         case .connecting:
             var error: Int32 = 0
@@ -413,12 +411,12 @@ final class HTTP2Connection {
         }
     }
 
-    private func read(now: Double) {
+    private func read(now: EpochTime) {
         guard let ssl, let session else { return }
         while state == .open {
             let count = receiving.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
-                lastRead = now
+                liveness.received(at: now)
                 let used = receiving.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, Int(count)) }
                 if used < 0 {
                     close(HTTP2TransportError(.stream, "HTTP/2 protocol error from \(origin.authority): \(String(cString: nghttp2_strerror(Int32(used))))"))
@@ -484,47 +482,40 @@ final class HTTP2Connection {
 
     // MARK: - Time
 
-    /// Handles the connect timeout, a silent connection and requests past
-    /// their timeout. Returns when it next needs to run (nil: not until
-    /// something happens).
-    func checkTimers(now: Double) -> Double? {
+    /// Carries out what liveness decides now (the connect timeout, a PING,
+    /// a stall, requests past their timeout). Returns when it next needs to
+    /// run (nil: not until something happens).
+    func checkTimers(now: EpochTime) -> EpochTime? {
+        let decision: HTTP2Liveness.Decision
         switch state {
-        case .connecting, .handshaking:
-            if now >= connectDeadline {
-                close(HTTP2TransportError(.connect, "no connection to \(origin.authority) within \(Int(limits.connectTimeout)) s"))
-                return nil
-            }
-            return connectDeadline
-        case .closed:
-            return nil
+        case .closed: return nil
+        case .connecting, .handshaking: decision = liveness.check(at: now, requests: EmptyCollection())
         case .open:
-            break
+            decision = liveness.check(at: now, requests: streams.lazy.map {
+                HTTP2Liveness.Request(id: $0.key, started: $0.value.started, sent: $0.value.sent)
+            })
         }
-        guard !streams.isEmpty, let session else { return nil }
-        // The scan is over every stream: at most ten times a second.
-        guard now >= nextTimerCheck else { return nextTimerCheck }
-        nextTimerCheck = now + 0.1
-        let sent = streams.values.filter(\.sent)
-        guard let oldest = sent.map(\.started).min() else { return nextTimerCheck }
-        let quiet = now - lastRead
-        if quiet >= limits.stallTimeout, now - oldest >= limits.stallTimeout {
-            stalledStreams = sent.count
-            close(HTTP2TransportError(.stalled, "nothing from \(origin.authority) for \(Int(quiet)) s with requests waiting"))
+        if let end = decision.end {
+            switch end {
+            case .connectTimedOut:
+                close(HTTP2TransportError(
+                    .connect, "no connection to \(origin.authority) within \(Int(limits.liveness.connectTimeout)) s"))
+            case .stalled(let requests, let quiet):
+                stalledStreams = requests
+                close(HTTP2TransportError(.stalled, "nothing from \(origin.authority) for \(Int(quiet)) s with requests waiting"))
+            }
             return nil
         }
-        // Ask a quiet connection whether it is alive: a PING is answered at once.
-        if quiet >= limits.stallTimeout / 2, now - oldest >= limits.stallTimeout / 2, !pingSent {
-            pingSent = true
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-        }
-        for (id, stream) in streams where now - stream.started >= limits.requestTimeout {
-            streams[id] = nil
+        guard let session, decision.ping || !decision.timedOut.isEmpty else { return decision.next }
+        if decision.ping { nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil) }
+        for id in decision.timedOut {
+            guard let stream = streams.removeValue(forKey: id) else { continue }
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
             stream.submission.continuation.resume(throwing: HTTP2TransportError(
-                .timeout, "no answer from \(origin.authority) within \(Int(limits.requestTimeout)) s"))
+                .timeout, "no answer from \(origin.authority) within \(Int(limits.liveness.requestTimeout)) s"))
         }
         flush()
-        return nextTimerCheck
+        return decision.next
     }
 
     // MARK: - Closing

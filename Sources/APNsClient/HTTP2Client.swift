@@ -237,7 +237,7 @@ public final class HTTP2Client: @unchecked Sendable {
     /// the next attempt.
     private func collect() {
         guard let connection else { return }
-        for var submission in connection.refused {
+        for var submission in connection.takeRefused() {
             submission.refusals += 1
             if submission.refusals > Self.maximumRefusals {
                 submission.continuation.resume(throwing: HTTP2TransportError(
@@ -246,7 +246,6 @@ public final class HTTP2Client: @unchecked Sendable {
                 retry.append(submission)
             }
         }
-        connection.refused.removeAll()
         guard connection.state == .closed else { return }
         self.connection = nil
         if connection.stalledStreams > 0 { options.onConnectionReplaced?(connection.stalledStreams) }

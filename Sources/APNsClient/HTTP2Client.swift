@@ -1,4 +1,3 @@
-import CGlibcExtras
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
@@ -30,10 +29,13 @@ import Glibc
 ///
 /// All connection state lives on one named thread (`pb-apns`). Callers
 /// append to a locked queue and wake that thread through an eventfd only when
-/// it sleeps; answers come back through continuations.
+/// it sleeps; answers come back through continuations. The one blocking call
+/// a connection needs, the host name's lookup, runs beside that thread
+/// (`AddressLookup`), never on it.
 public final class HTTP2Client: @unchecked Sendable {
     // @unchecked Sendable: `connection`, `retry` and `pending` are touched
-    // only by the loop thread; `shared` is behind a Mutex; the rest is immutable.
+    // only by the loop thread; `shared` is behind a Mutex; the rest is
+    // immutable (`wakeSignal` and `lookup` are Sendable).
     public struct Options: Sendable {
         /// A CA bundle to trust instead of the system's (a local test server).
         public var caFile: String?
@@ -47,6 +49,8 @@ public final class HTTP2Client: @unchecked Sendable {
         /// Called on the client's thread when a silent connection was replaced,
         /// with the number of requests that were waiting on it.
         public var onConnectionReplaced: (@Sendable (Int) -> Void)?
+        /// Looks a host name up (blocking; run beside the loop). Tests replace it.
+        var resolve: AddressLookup.Resolve = SocketAddress.resolve
         public init(caFile: String? = nil) { self.caFile = caFile }
     }
 
@@ -67,7 +71,9 @@ public final class HTTP2Client: @unchecked Sendable {
     private let tls: TLSClientContext
     private let shared = Mutex(Shared())
     /// Wakes the loop from `poll`.
-    private let wakeDescriptor: Int32
+    private let wakeSignal: WakeSignal
+    /// The host's addresses, looked up beside the loop.
+    private let lookup: AddressLookup
     private var thread: NamedThread?
     private var connection: HTTP2Connection?
     /// Requests refused unprocessed, sent before `pending`.
@@ -80,15 +86,12 @@ public final class HTTP2Client: @unchecked Sendable {
         self.origin = origin
         self.options = options
         tls = try TLSClientContext(caFile: options.caFile)
-        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wakeDescriptor >= 0 else {
-            throw HTTP2TransportError(.setUp, "eventfd: \(String(cString: strerror(errno)))")
-        }
+        wakeSignal = try WakeSignal()
+        lookup = AddressLookup(host: origin.host, port: origin.port, wake: wakeSignal, resolve: options.resolve)
         do {
             // The thread holds the client until its loop ends (`shutdown`).
             thread = try NamedThread("pb-apns") { [self] in run() }
         } catch {
-            Glibc.close(wakeDescriptor)
             throw HTTP2TransportError(.setUp, "\(error)")
         }
     }
@@ -103,8 +106,6 @@ public final class HTTP2Client: @unchecked Sendable {
         try self.init(origin: origin, options: options)
     }
 
-    deinit { Glibc.close(wakeDescriptor) }
-
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         try await withCheckedThrowingContinuation { continuation in
@@ -118,7 +119,7 @@ public final class HTTP2Client: @unchecked Sendable {
             if !accepted {
                 continuation.resume(throwing: HTTP2TransportError.shutdown)
             } else if wake {
-                self.wake()
+                wakeSignal.signal()
             }
         }
     }
@@ -132,13 +133,8 @@ public final class HTTP2Client: @unchecked Sendable {
             state.stopDeadline = MonotonicClock().now() + grace
             return was
         }
-        wake()
+        wakeSignal.signal()
         if !already { thread?.join() }
-    }
-
-    private func wake() {
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeDescriptor, &one, 8)
     }
 
     // MARK: - The loop thread
@@ -159,7 +155,7 @@ public final class HTTP2Client: @unchecked Sendable {
 
     private func run() {
         let clock = MonotonicClock()
-        var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0), pollfd()]
+        var descriptors = [pollfd(fd: wakeSignal.descriptor, events: Int16(POLLIN), revents: 0), pollfd()]
         while true {
             let (submissions, stopping, stopDeadline) = shared.withLock { state in
                 let queue = state.queue
@@ -171,9 +167,10 @@ public final class HTTP2Client: @unchecked Sendable {
             let inFlight = connection?.activeStreams ?? 0
             if stopping && (now >= stopDeadline || (waiting == 0 && inFlight == 0)) { break }
             if connection == nil, waiting > 0 {
-                connection = HTTP2Connection(origin: origin, tls: tls, limits: limits, now: now)
+                connection = HTTP2Connection(origin: origin, tls: tls, lookup: lookup, limits: limits, now: now)
             }
             if let connection {
+                connection.continueLookup()
                 while connection.canOpenStream, let next = nextSubmission() { connection.submit(next, now: now) }
                 connection.flush()
             }
@@ -197,10 +194,7 @@ public final class HTTP2Client: @unchecked Sendable {
             descriptors[0].revents = 0
             _ = poll(&descriptors, socket == nil ? 1 : 2, timeout)
             shared.withLock { $0.sleeping = false }
-            if descriptors[0].revents != 0 {
-                var count: UInt64 = 0
-                _ = Glibc.read(wakeDescriptor, &count, 8)
-            }
+            if descriptors[0].revents != 0 { wakeSignal.clear() }
             now = clock.now()
             if let connection, socket != nil, descriptors[1].revents != 0 {
                 connection.handle(descriptors[1].revents, now: now)

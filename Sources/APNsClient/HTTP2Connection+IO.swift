@@ -19,7 +19,7 @@ extension HTTP2Connection {
         case .open:
             if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(now: now) }
             if state == .open { flush() }
-        case .closed:
+        case .resolving, .closed:
             break
         }
     }

@@ -9,13 +9,14 @@ import Glibc
 /// `checkTimers`); never touched from another thread. It owns no C handle
 /// itself: it puts the parts together and moves bytes between them.
 ///
-/// - the host's addresses: `SocketAddress.resolve` (getaddrinfo);
+/// - the host's addresses: `AddressLookup`, beside the loop (a numeric host
+///   needs none);
 /// - `TCPConnection`: the addresses tried in turn; owns the socket;
 /// - `TLSStream`: the handshake and encrypted bytes; owns the `SSL`;
 /// - `HTTP2Session`: streams, answers and the refusal rules; owns the nghttp2 session;
 /// - `HTTP2Liveness`: connect timeout, PING, stall, request timeouts, as a value.
 final class HTTP2Connection {
-    enum State { case connecting, handshaking, open, closed }
+    enum State { case resolving, connecting, handshaking, open, closed }
 
     struct Limits {
         var liveness: HTTP2Liveness.Limits
@@ -23,7 +24,7 @@ final class HTTP2Connection {
         var maximumStreams: Int
     }
 
-    private(set) var state = State.connecting
+    private(set) var state = State.resolving
     /// Why it closed (nil while open, or when it closed cleanly after a GOAWAY).
     private(set) var closeError: HTTP2TransportError?
     /// Streams were sent and nothing came back for the stall timeout.
@@ -33,6 +34,7 @@ final class HTTP2Connection {
 
     let origin: HTTPOrigin
     private let context: TLSClientContext
+    private let lookup: AddressLookup
     private let maximumStreams: Int
     // The parts, and the byte pump's state (HTTP2Connection+IO.swift moves bytes with them).
     var liveness: HTTP2Liveness
@@ -47,14 +49,16 @@ final class HTTP2Connection {
     var writeBlocked = false
     let receiving = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
 
-    init(origin: HTTPOrigin, tls context: TLSClientContext, limits: Limits, now: EpochTime) {
+    init(origin: HTTPOrigin, tls context: TLSClientContext, lookup: AddressLookup, limits: Limits, now: EpochTime) {
         self.origin = origin
         self.context = context
+        self.lookup = lookup
         maximumStreams = limits.maximumStreams
         liveness = HTTP2Liveness(limits: limits.liveness, startingAt: now)
-        switch SocketAddress.resolve(host: origin.host, port: origin.port) {
-        case .success(let addresses): connect(to: addresses)
-        case .failure(let error): close(error)
+        if let address = SocketAddress(numericHost: origin.host, port: origin.port) {
+            connect(to: [address])
+        } else {
+            lookup.request()
         }
     }
 
@@ -69,19 +73,29 @@ final class HTTP2Connection {
     /// Whether a new request can be submitted now.
     var canOpenStream: Bool { state == .open && session?.canOpenStream == true }
 
-    /// The socket and the events to wait for, or nil once closed.
+    /// The socket and the events to wait for; nil while the name is looked
+    /// up (the lookup wakes the loop) and once closed.
     var pollEvents: (descriptor: Int32, events: Int16)? {
         guard let socket else { return nil }
         switch state {
         case .connecting: return (socket.descriptor, Int16(POLLOUT))
         case .handshaking: return (socket.descriptor, Int16(handshakeWantsWrite ? POLLOUT : POLLIN))
         case .open: return (socket.descriptor, Int16(POLLIN) | (writeBlocked ? Int16(POLLOUT) : 0))
-        case .closed: return nil
+        case .resolving, .closed: return nil
         }
     }
 
     /// Hands over the requests to send again on a new connection.
     func takeRefused() -> [HTTP2Submission] { session?.takeRefused() ?? [] }
+
+    /// Connects once the name lookup has answered (the loop asks every turn).
+    func continueLookup() {
+        guard state == .resolving, let answer = lookup.take() else { return }
+        switch answer {
+        case .success(let addresses): connect(to: addresses)
+        case .failure(let error): close(error)
+        }
+    }
 
     /// Queues one request on the session (`canOpenStream` must be true).
     func submit(_ submission: HTTP2Submission, now: EpochTime) {
@@ -151,7 +165,7 @@ final class HTTP2Connection {
         let decision: HTTP2Liveness.Decision
         switch state {
         case .closed: return nil
-        case .connecting, .handshaking: decision = liveness.check(at: now, requests: EmptyCollection())
+        case .resolving, .connecting, .handshaking: decision = liveness.check(at: now, requests: EmptyCollection())
         case .open:
             guard let session else { return nil }
             decision = liveness.check(at: now, requests: session.requests)
@@ -183,6 +197,7 @@ final class HTTP2Connection {
     /// others fail with `error` (or "closed" when there is none).
     func close(_ error: HTTP2TransportError?) {
         guard state != .closed else { return }
+        if state == .resolving { lookup.cancel() }
         state = .closed
         closeError = error
         session?.close(failing: error ?? HTTP2TransportError(.connectionLost, "\(origin.authority) closed the connection"))
@@ -191,6 +206,7 @@ final class HTTP2Connection {
 
     /// Fails every request still open with `error` (the client is stopping).
     func abandon(_ error: HTTP2TransportError) {
+        if state == .resolving { lookup.cancel() }
         session?.abandon(failing: error)
         // The GOAWAY that `abandon` queued goes out if it can.
         if state == .open { flush() }

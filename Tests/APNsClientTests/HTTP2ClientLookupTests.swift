@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// The client's host name is looked up beside its loop, never on it, and
-/// the addresses are tried in turn.
+/// the addresses are tried in turn; and the client's lifecycle from async code.
 @Suite(.serialized) struct HTTP2ClientLookupTests {
     /// Calls of a test's resolver: on which thread, for what.
     final class Lookups: Sendable {
@@ -52,7 +52,7 @@ import Testing
         #expect(lookups.recorded.map(\.host) == ["localhost"], "looked up once, for the connection")
         #expect(lookups.recorded.first?.thread == "pb-apns-dns", "not on the loop (pb-apns): \(lookups.recorded)")
         #expect(try server.stat("connections") == 1)
-        client.shutdown(grace: 1)
+        await client.shutdown(grace: 1)
     }
 
     @Test func aLookupThatHangsHoldsNeitherTheLoopNorAnotherThread() async throws {
@@ -84,7 +84,7 @@ import Testing
         let answer = try await client.send(request)
         #expect((400..<500).contains(answer.status), "an answer from the mock APNs: \(answer.status)")
         #expect((1...2).contains(lookups.recorded.count))
-        client.shutdown(grace: 1)
+        await client.shutdown(grace: 1)
     }
 
     @Test func aFailedLookupFailsTheWaitingRequestsAsAConnectError() async throws {
@@ -94,6 +94,19 @@ import Testing
         await #expect(throws: HTTP2TransportError(.connect, "cannot resolve apns.invalid: test")) {
             try await client.send(HTTP2Request(path: "/3/device/ab", headers: [], body: []))
         }
-        client.shutdown(grace: 0)
+        await client.shutdown(grace: 0)
+    }
+
+    @Test func shutdownCanBeAwaitedWithoutBlockingAThread() async throws {
+        let server = try MockAPNsServer()
+        let client = try HTTP2Client(
+            origin: try #require(server.configuration.origin), options: .init(caFile: server.configuration.caFile))
+        let request = HTTP2Request(path: "/3/device/" + token("ab"), headers: [], body: [])
+        _ = try await client.send(request)
+        await client.shutdown(grace: 1)
+        await #expect(throws: HTTP2TransportError.shutdown) { try await client.send(request) }
+        await client.shutdown(grace: 1)  // a second time: returns at once
+        let blocking: @Sendable () -> Void = { client.shutdown(grace: 1) }
+        blocking()  // and so does the blocking one, after it
     }
 }

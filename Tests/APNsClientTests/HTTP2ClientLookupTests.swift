@@ -70,13 +70,14 @@ import Testing
         }
         let client = try HTTP2Client(origin: try #require(HTTPOrigin("https://localhost:\(server.port)")), options: options)
         let request = HTTP2Request(path: "/3/device/" + token("ab"), headers: [], body: [])
-        let started = Date()
+        // Both connect timeouts fire while the lookup is still stuck (the gate
+        // opens only after them): the loop was never held. No wall-clock
+        // bound: under the whole suite this task itself may wait its turn.
         for _ in 0..<2 {
             await #expect(throws: HTTP2TransportError(.connect, "no connection to localhost:\(server.port) within 1 s")) {
                 try await client.send(request)
             }
         }
-        #expect(Date().timeIntervalSince(started) < 10, "the connect timeout ran while the lookup hung")
         #expect(lookups.recorded.count == 1, "the second connection waited for the same lookup")
         gate.signal()
         // The next connection takes that lookup's answer if it still runs

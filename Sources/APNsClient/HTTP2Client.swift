@@ -1,11 +1,6 @@
-import CGlibcExtras
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An HTTP/2 client for one origin (APNs): requests multiplexed as streams
 /// on one long-lived TLS connection (ALPN h2, TLS 1.2+), opened when the
@@ -30,10 +25,19 @@ import Glibc
 ///
 /// All connection state lives on one named thread (`pb-apns`). Callers
 /// append to a locked queue and wake that thread through an eventfd only when
-/// it sleeps; answers come back through continuations.
+/// it sleeps; answers come back through continuations. The one blocking call
+/// a connection needs, the host name's lookup, runs beside that thread
+/// (`AddressLookup`), never on it.
+///
+/// Lifecycle: `init` starts the thread (it sleeps until the first request);
+/// `shutdown(grace:)` stops taking requests, drains those in flight for up
+/// to `grace` seconds and ends the thread, blocking its caller, while
+/// `await shutdown(grace:)` does the same without blocking a thread (what a
+/// service's `run` awaits after its graceful-shutdown signal).
 public final class HTTP2Client: @unchecked Sendable {
     // @unchecked Sendable: `connection`, `retry` and `pending` are touched
-    // only by the loop thread; `shared` is behind a Mutex; the rest is immutable.
+    // only by the loop thread; `shared` is behind a Mutex; the rest is
+    // immutable (`wakeSignal` and `lookup` are Sendable).
     public struct Options: Sendable {
         /// A CA bundle to trust instead of the system's (a local test server).
         public var caFile: String?
@@ -47,48 +51,50 @@ public final class HTTP2Client: @unchecked Sendable {
         /// Called on the client's thread when a silent connection was replaced,
         /// with the number of requests that were waiting on it.
         public var onConnectionReplaced: (@Sendable (Int) -> Void)?
+        /// Looks a host name up (blocking; run beside the loop). Tests replace it.
+        var resolve: AddressLookup.Resolve = SocketAddress.resolve
         public init(caFile: String? = nil) { self.caFile = caFile }
     }
 
-    private struct Shared {
+    struct Shared {
         var queue: [HTTP2Submission] = []
         var stopping = false
-        var stopDeadline: Double = 0
+        var stopDeadline = EpochTime(seconds: 0)
         /// The loop is (about to be) blocked in poll: only then does a
         /// submitter need the wake-up write.
         var sleeping = false
+        /// The loop has ended; `waitingForStop` were told.
+        var stopped = false
+        var waitingForStop: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// Times a request refused unprocessed is sent again before it fails.
-    static let maximumRefusals = 3
-
     public let origin: HTTPOrigin
-    private let options: Options
-    private let tls: TLSClientContext
-    private let shared = Mutex(Shared())
+    let options: Options
+    let tls: TLSClientContext
+    let shared = Mutex(Shared())
     /// Wakes the loop from `poll`.
-    private let wakeDescriptor: Int32
+    let wakeSignal: WakeSignal
+    /// The host's addresses, looked up beside the loop.
+    let lookup: AddressLookup
     private var thread: NamedThread?
-    private var connection: HTTP2Connection?
+    // The loop thread's own (HTTP2Client+Loop.swift).
+    var connection: HTTP2Connection?
     /// Requests refused unprocessed, sent before `pending`.
-    private var retry: [HTTP2Submission] = []
-    private var pending: [HTTP2Submission] = []
-    private var pendingHead = 0
+    var retry: [HTTP2Submission] = []
+    var pending: [HTTP2Submission] = []
+    var pendingHead = 0
 
     /// Throws when OpenSSL cannot be set up (the CA file) or the thread cannot start.
     public init(origin: HTTPOrigin, options: Options = .init()) throws(HTTP2TransportError) {
         self.origin = origin
         self.options = options
         tls = try TLSClientContext(caFile: options.caFile)
-        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wakeDescriptor >= 0 else {
-            throw HTTP2TransportError(.setUp, "eventfd: \(String(cString: strerror(errno)))")
-        }
+        wakeSignal = try WakeSignal()
+        lookup = AddressLookup(host: origin.host, port: origin.port, wake: wakeSignal, resolve: options.resolve)
         do {
             // The thread holds the client until its loop ends (`shutdown`).
             thread = try NamedThread("pb-apns") { [self] in run() }
         } catch {
-            Glibc.close(wakeDescriptor)
             throw HTTP2TransportError(.setUp, "\(error)")
         }
     }
@@ -103,8 +109,6 @@ public final class HTTP2Client: @unchecked Sendable {
         try self.init(origin: origin, options: options)
     }
 
-    deinit { Glibc.close(wakeDescriptor) }
-
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         try await withCheckedThrowingContinuation { continuation in
@@ -118,138 +122,42 @@ public final class HTTP2Client: @unchecked Sendable {
             if !accepted {
                 continuation.resume(throwing: HTTP2TransportError.shutdown)
             } else if wake {
-                self.wake()
+                wakeSignal.signal()
             }
         }
     }
 
     /// Stops taking requests, lets those in flight finish for up to `grace`
-    /// seconds, fails the rest, and ends the thread.
+    /// seconds, fails the rest, and ends the thread. The first call returns
+    /// when the thread has ended, later ones at once. Blocks the calling
+    /// thread: from async code, `await` the other `shutdown(grace:)`.
     public func shutdown(grace: Double = 5) {
-        let already = shared.withLock { state -> Bool in
+        if beginShutdown(grace: grace) { thread?.join() }
+    }
+
+    /// `shutdown(grace:)` for async code: suspends, without blocking a
+    /// thread, until the loop has drained and ended.
+    public func shutdown(grace: Double = 5) async {
+        beginShutdown(grace: grace)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let stopped = shared.withLock { state -> Bool in
+                if !state.stopped { state.waitingForStop.append(continuation) }
+                return state.stopped
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
+    /// Marks the client stopping and wakes the loop; true the first time.
+    @discardableResult
+    private func beginShutdown(grace: Double) -> Bool {
+        let first = shared.withLock { state -> Bool in
             let was = state.stopping
             state.stopping = true
-            state.stopDeadline = MonotonicClock.seconds() + grace
-            return was
+            state.stopDeadline = MonotonicClock().now() + grace
+            return !was
         }
-        wake()
-        if !already { thread?.join() }
-    }
-
-    private func wake() {
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeDescriptor, &one, 8)
-    }
-
-    // MARK: - The loop thread
-
-    private var waiting: Int { retry.count + pending.count - pendingHead }
-
-    private func nextSubmission() -> HTTP2Submission? {
-        if !retry.isEmpty { return retry.removeFirst() }
-        guard pendingHead < pending.count else { return nil }
-        let next = pending[pendingHead]
-        pendingHead += 1
-        if pendingHead == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            pendingHead = 0
-        }
-        return next
-    }
-
-    private func run() {
-        var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0), pollfd()]
-        while true {
-            let (submissions, stopping, stopDeadline) = shared.withLock { state in
-                let queue = state.queue
-                state.queue.removeAll(keepingCapacity: true)
-                return (queue, state.stopping, state.stopDeadline)
-            }
-            pending += submissions
-            var now = MonotonicClock.seconds()
-            let inFlight = connection?.activeStreams ?? 0
-            if stopping && (now >= stopDeadline || (waiting == 0 && inFlight == 0)) { break }
-            if connection == nil, waiting > 0 {
-                connection = HTTP2Connection(origin: origin, tls: tls, limits: limits, now: now)
-            }
-            if let connection {
-                while connection.canOpenStream, let next = nextSubmission() { connection.submit(next, now: now) }
-                connection.flush()
-            }
-            var wakeAt = connection?.checkTimers(now: now)
-            collect()
-            if stopping { wakeAt = min(wakeAt ?? stopDeadline, stopDeadline) }
-            // Sleep only if nothing was queued meanwhile; a submitter that sees
-            // `sleeping` wakes us, one that does not is picked up right away.
-            let idle = shared.withLock { state -> Bool in
-                state.sleeping = state.queue.isEmpty && !state.stopping
-                return state.sleeping
-            }
-            var timeout: Int32 = -1
-            if !idle || (connection == nil && waiting > 0) {
-                timeout = 0
-            } else if let wakeAt {
-                timeout = Int32(max(0, min(3_600_000, ((wakeAt - now) * 1000).rounded(.up))))
-            }
-            let socket = connection?.pollEvents
-            descriptors[1] = pollfd(fd: socket?.descriptor ?? -1, events: socket?.events ?? 0, revents: 0)
-            descriptors[0].revents = 0
-            _ = poll(&descriptors, socket == nil ? 1 : 2, timeout)
-            shared.withLock { $0.sleeping = false }
-            if descriptors[0].revents != 0 {
-                var count: UInt64 = 0
-                _ = Glibc.read(wakeDescriptor, &count, 8)
-            }
-            now = MonotonicClock.seconds()
-            if let connection, socket != nil, descriptors[1].revents != 0 {
-                connection.handle(descriptors[1].revents, now: now)
-            }
-            collect()
-        }
-        let late = shared.withLock { state in
-            let queue = state.queue
-            state.queue.removeAll()
-            state.stopping = true
-            return queue
-        }
-        connection?.abandon(.shutdown)
-        connection = nil
-        var left = late + retry
-        left += pending[pendingHead...]
-        retry.removeAll()
-        pending.removeAll()
-        pendingHead = 0
-        for submission in left { submission.continuation.resume(throwing: HTTP2TransportError.shutdown) }
-    }
-
-    private var limits: HTTP2Connection.Limits {
-        .init(
-            connectTimeout: options.connectTimeout, requestTimeout: options.requestTimeout,
-            stallTimeout: options.stallTimeout, maximumStreams: options.maximumStreams)
-    }
-
-    /// Takes back refused requests (to send again, a bounded number of
-    /// times) and a closed connection. A connection that never opened fails
-    /// every waiting request with its error: the caller's retry policy paces
-    /// the next attempt.
-    private func collect() {
-        guard let connection else { return }
-        for var submission in connection.refused {
-            submission.refusals += 1
-            if submission.refusals > Self.maximumRefusals {
-                submission.continuation.resume(throwing: HTTP2TransportError(
-                    .stream, "\(origin.authority) refused the request \(Self.maximumRefusals + 1) times"))
-            } else {
-                retry.append(submission)
-            }
-        }
-        connection.refused.removeAll()
-        guard connection.state == .closed else { return }
-        self.connection = nil
-        if connection.stalledStreams > 0 { options.onConnectionReplaced?(connection.stalledStreams) }
-        if !connection.wasOpen {
-            let error = connection.closeError ?? HTTP2TransportError(.connect, "no connection to \(origin.authority)")
-            while let submission = nextSubmission() { submission.continuation.resume(throwing: error) }
-        }
+        wakeSignal.signal()
+        return first
     }
 }

@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: ["TestSupport", "APNsClient"],
-            exclude: ["MockHA", "RealHA", "Fixtures"]),
+            exclude: ["MockHA", "RealHA", "RealPrinters", "Fixtures"]),
         .executableTarget(name: "StoreWriter", dependencies: ["DeviceStore"], path: "Tests/StoreWriter"),
         .executableTarget(name: "LinkFootprint", dependencies: ["HomeAssistantLink", "PrintBridgeCore"], path: "Tests/LinkFootprint"),
         .testTarget(

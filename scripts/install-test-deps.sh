@@ -58,3 +58,11 @@ if [ ! -f "$ha_venv/.ready-$ha_version" ]; then
   "$ha_venv/bin/python" "$(dirname "$0")/../Tests/DaemonTests/RealHA/real_ha.py" --warm
   touch "$ha_venv/.ready-$ha_version"
 fi
+
+# The printers' own software for the real-chain tests (Tests/DaemonTests/RealPrinters):
+# OctoPrint from PyPI in an environment of its own (cached beside HA's) with
+# HA's octoprint integration's library; mosquitto and ha-bambulab's
+# requirements (the integration itself is vendored under Tests/ThirdParty).
+real_printers="$(dirname "$0")/../Tests/DaemonTests/RealPrinters"
+bash "$real_printers/install_octoprint.sh"
+bash "$real_printers/install_bambulab.sh"

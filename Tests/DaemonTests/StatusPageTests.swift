@@ -139,10 +139,11 @@ import Testing
         #expect(print["outcome"] as? String == "complete")
         #expect(print["file"] as? String == "benchy_v2")
         #expect(print["progress"] as? Int == 100)
-        // By HA's clock: running at 09:04:00, finish at 09:56:10.011 in the recording.
-        #expect(print["durationSeconds"] as? Int == 3130)
-        #expect(print["startedAt"] as? String == "2026-11-20T09:04:00.000Z")
-        #expect(print["endedAt"] as? String == "2026-11-20T09:56:10.011Z")
+        // By HA's clock: running at 06:26:50.754603, finish at 06:30:59.893769 in the recording (a capture of
+        // the real chain). The start is the print id's whole second (PrintRecord.startTime(ofPrintID:)).
+        #expect(print["durationSeconds"] as? Int == 250)
+        #expect(print["startedAt"] as? String == "2026-11-26T06:26:50.000Z")
+        #expect(print["endedAt"] as? String == "2026-11-26T06:30:59.893Z")
         #expect(print["printer"] as? String == Self.x1c)
         #expect(try await call(port, "GET", "/api/printers/no_such_printer/history").status == 404)
         #expect(try await call(port, "POST", "/api/printers/\(Self.x1c)/history").status == 405)
@@ -155,7 +156,7 @@ import Testing
         let line = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect(line?["printId"] as? String == print["printId"] as? String)
         let text = try CommandRunner.run(["history", Self.x1c], environment: ["STATE_DIR": agent.stateDirectory])
-        #expect(text.status == 0 && text.stdout.contains("complete") && text.stdout.contains("benchy_v2  complete  52 min  100 %"))
+        #expect(text.status == 0 && text.stdout.contains("complete") && text.stdout.contains("benchy_v2  complete  4 min  100 %"))
         let none = try CommandRunner.run(["history", "p1s_nothing"], environment: ["STATE_DIR": agent.stateDirectory])
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no prints recorded for p1s_nothing"))
     }

@@ -25,8 +25,11 @@ import Testing
         case .spaced:
             out = try lines.map { spaced(try JSONParser.parse($0)) }
         case .coalesced:
-            for start in stride(from: 0, to: lines.count, by: 3) {
-                out.append("[" + lines[start..<min(start + 3, lines.count)].joined(separator: ",") + "]")
+            // Every three frames as one array, as HA's writer sends what it has queued; a frame that
+            // already is an array (the capture's printer reports) gives its messages (HA never nests).
+            let messages = lines.map { $0.hasPrefix("[") ? String($0.dropFirst().dropLast()) : $0 }.filter { !$0.isEmpty }
+            for start in stride(from: 0, to: messages.count, by: 3) {
+                out.append("[" + messages[start..<min(start + 3, messages.count)].joined(separator: ",") + "]")
             }
         }
         let path = Repo.temporaryPath("layout-\(layout.rawValue).jsonl")
@@ -51,7 +54,7 @@ import Testing
         let full = replay([path], frameFilter: false)
         #expect(full.summary.reading.filteredFrames == 0)
         expectSame(filtered.lines, full.lines, "\(layout)")
-        #expect(filtered.lines.count > 20)
+        #expect(filtered.lines.count > 10)
         #expect(filtered.diagnostics.map(\.line) == full.diagnostics.map(\.line))
         if layout != .coalesced {
             #expect(filtered.summary.reading.filteredFrames > filtered.summary.lines / 2)

@@ -22,18 +22,43 @@ import Testing
         }
     }
 
+    /// HA's newer OctoPrint integration (ENUM states, Current File), made by
+    /// hand from its source (HA 2024.3, the one that runs here, has neither).
     @Test func octoPrintFinishSeenAsOperationalAndTwoKindsOfCancel() {
-        #expect(alerts("octoprint-prints.jsonl") == [
+        #expect(alerts("octoprint-newer-ha.jsonl") == [
             "octoprint started", "octoprint_2 started", "octoprint milestone", "octoprint_2 milestone",
             "octoprint milestone", "octoprint_2 cancelled", "octoprint milestone", "octoprint complete",
             "octoprint started", "octoprint cancelled",
         ])
         // The cancel between two polls ends at the last real progress, not the cleared 0.
-        #expect(ends("octoprint-prints.jsonl") == [
+        #expect(ends("octoprint-newer-ha.jsonl") == [
             "octoprint_2 cancelled 33 0 0", "octoprint complete 100 0 0", "octoprint cancelled 16 0 0",
         ])
-        let started = pushes("octoprint-prints.jsonl").first { $0.event == .started }
+        let started = pushes("octoprint-newer-ha.jsonl").first { $0.event == .started }
         #expect(started?.json["aps"]?["alert"]?["body"]?.stringValue == "benchy.gcode started on OctoPrint")
+    }
+
+    /// The real chain's capture (RealOctoPrintTests: HA 2024.3.3, three
+    /// OctoPrint 1.11.8 with the Virtual Printer): a pause in the poll that
+    /// crosses 25 %, a cancel, OctoPrint stopped mid-print and back without
+    /// the job, a network drop, an HA restart.
+    @Test func theRealOctoPrintChainsCapture() {
+        #expect(alerts("octoprint-prints.jsonl") == [
+            "octoprint_2 started", "octoprint_3 started", "octoprint_2 cancelled", "octoprint started",
+            "octoprint paused", "octoprint_2 started", "octoprint_3 offline", "octoprint resumed",
+            "octoprint_3 back_online", "octoprint_3 milestone", "octoprint milestone", "octoprint_3 milestone",
+            "octoprint_2 offline", "octoprint milestone", "octoprint_2 failed", "octoprint complete",
+            "octoprint_3 complete", "octoprint_3 bed_cooled", "octoprint bed_cooled",
+        ])
+        #expect(ends("octoprint-prints.jsonl") == [
+            "octoprint_2 cancelled 17 0 0", "octoprint_2 failed 13 0 0", "octoprint complete 100 0 0",
+            "octoprint_3 complete 100 0 0",
+        ])
+        let failed = pushes("octoprint-prints.jsonl").first { $0.event == .failed }
+        #expect(failed?.json["printerState"]?["reason"]?.stringValue == "The printer went offline mid-print.")
+        // HA 2024.3's integration has no file-name sensor: an alert names no file.
+        let started = pushes("octoprint-prints.jsonl").first { $0.event == .started }
+        #expect(started?.json["aps"]?["alert"]?["body"]?.stringValue == "Print started on OctoPrint")
     }
 
     @Test func prusaLinkAttentionIsAPauseStoppedIsACancel() {

@@ -8,8 +8,10 @@ Speaks HA's protocol on ws://127.0.0.1:<port>/api/websocket (prints
 "PORT <n>"): auth_required -> auth -> auth_ok / auth_invalid, answers
 supported_features, config/entity_registry/list_for_display, get_states,
 subscribe_events and ping. The recorded-event FILE provides the first
-get_states snapshot and the state_changed events, which are streamed to the
-subscriber every S seconds, re-numbered with the subscription id.
+get_states snapshot and the state_changed events (of every session in it;
+a line may be a coalesced array), which are streamed to the subscriber one
+per frame every S seconds, re-numbered with the subscription id. N below
+counts those state_changed events.
 
 --drop-after N      close the connection after N events; on the next
                     connection the stream continues where it stopped
@@ -92,12 +94,17 @@ class MockHA:
                 line = line.strip()
                 if not line:
                     continue
-                message = json.loads(line)
-                if message.get("type") == "result" and isinstance(message.get("result"), list):
-                    if not self.states:
-                        self.states = {s["entity_id"]: s for s in message["result"]}
-                elif message.get("type") == "event" and message["event"].get("event_type") == "state_changed":
-                    self.events.append(message["event"])
+                # A line is one message or, as HA's writer coalesces them, a JSON array of
+                # messages. A recording across an HA restart holds a second session (auth,
+                # registry, get_states): the first snapshot is HA's state here, and the state
+                # changes of every session are the stream.
+                value = json.loads(line)
+                for message in value if isinstance(value, list) else [value]:
+                    if message.get("type") == "result" and isinstance(message.get("result"), list):
+                        if not self.states:
+                            self.states = {s["entity_id"]: s for s in message["result"]}
+                    elif message.get("type") == "event" and message["event"].get("event_type") == "state_changed":
+                        self.events.append(message["event"])
         if args.big_snapshot:
             filler = {"friendly_name": "Filler sensor", "unit_of_measurement": "W", "device_class": "power",
                       "state_class": "measurement", "note": "x" * 200}

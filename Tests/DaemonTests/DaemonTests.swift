@@ -221,6 +221,17 @@ import Testing
         }.compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
     }
 
+    /// POSTs a JSON body to the agent's API with the test's API token; the status.
+    static func post(_ port: Int, _ path: String, _ body: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
     static func temporaryDirectory(_ name: String) -> String {
         let path = NSTemporaryDirectory() + "printbridge-\(name)-\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -87,28 +87,8 @@ import Glibc
     }
 
     /// The chain (bambu_chain.py): its commands go to stdin, their effect is read from the stats file.
-    final class Chain {
-        let process: MockProcess
-        let statsFile: String
-        let token: String
-        var port: Int { process.port }
-
-        init(python: String) throws {
-            let id = UUID().uuidString.prefix(8)
-            let tokenFile = NSTemporaryDirectory() + "printbridge-bambu-token-\(id)"
-            statsFile = NSTemporaryDirectory() + "printbridge-bambu-stats-\(id).json"
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("RealPrinters/bambu_chain.py").path
-            process = try MockProcess(script: script, arguments: ["--token-file", tokenFile, "--stats", statsFile], python: python)
-            token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            try? FileManager.default.removeItem(atPath: tokenFile)
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: statsFile) }
-
-        var stats: [String: Any] {
-            FileManager.default.contents(atPath: statsFile).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-        }
+    final class Chain: RealChain {
+        init(python: String) throws { try super.init(script: "bambu_chain.py", python: python) }
 
         var played: [[String: Any]] { stats["played"] as? [[String: Any]] ?? [] }
 
@@ -190,15 +170,6 @@ import Glibc
         }
     }
 
-    static func post(_ port: Int, _ path: String, _ body: String) async throws -> Int {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body.utf8)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
-    }
 
     /// The state_changed events of a capture.
     static func changes(_ messages: [[String: Any]]) -> [[String: Any]] {
@@ -256,7 +227,7 @@ import Glibc
         func startActivity(_ printer: String) async throws -> String {
             let token = String(format: "%02x", 0xc0 + activities.count + 1) + String(repeating: "cd", count: 39)
             activities[token] = printer
-            #expect(try await Self.post(apiPort, "/api/devices/activity-token",
+            #expect(try await DaemonTests.post(apiPort, "/api/devices/activity-token",
                                         #"{"activityToken":"\#(token)","printerPrefix":"\#(printer)"}"#) == 200)
             #expect(agent.wait(upTo: 30) { agent.logged("devices reloaded").count >= activities.count }, "\(agent.log)")
             return token

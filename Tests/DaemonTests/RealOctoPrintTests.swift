@@ -47,31 +47,8 @@ import Testing
     static var octoprint: String { cache + "/printbridge/octoprint-venv/bin/octoprint" }
 
     /// octoprint_chain.py, running; its --stats file read on demand.
-    final class Chain {
-        let process: MockProcess
-        let statsFile: String
-        let token: String
-        var port: Int { process.port }
-
-        init(python: String) throws {
-            let id = UUID().uuidString.prefix(8)
-            let tokenFile = NSTemporaryDirectory() + "printbridge-octoprint-token-\(id)"
-            statsFile = NSTemporaryDirectory() + "printbridge-octoprint-stats-\(id).json"
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("RealPrinters/octoprint_chain.py").path
-            process = try MockProcess(script: script, arguments: ["--token-file", tokenFile, "--stats", statsFile], python: python)
-            token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            try? FileManager.default.removeItem(atPath: tokenFile)
-        }
-
-        deinit {
-            try? FileManager.default.removeItem(atPath: statsFile)
-            try? FileManager.default.removeItem(atPath: statsFile + ".tmp")
-        }
-
-        var stats: [String: Any] {
-            FileManager.default.contents(atPath: statsFile).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-        }
+    final class Chain: RealChain {
+        init(python: String) throws { try super.init(script: "octoprint_chain.py", python: python) }
 
         func printer(_ number: String) -> [String: Any] {
             (stats["printers"] as? [String: Any])?[number] as? [String: Any] ?? [:]
@@ -89,8 +66,6 @@ import Testing
             guard ha["state"] as? String == state, let since = ha["since"] as? Double else { return nil }
             return Date().timeIntervalSince1970 - since
         }
-
-        func send(_ command: String) { process.send(command) }
     }
 
     /// A push as APNs got it: the agent's log record ("push delivered": event,

@@ -20,15 +20,6 @@ import Testing
         return try #require(object?[key])
     }
 
-    func post(_ port: Int, _ path: String, _ body: String) async throws -> Int {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body.utf8)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
-        let (_, response) = try await URLSession.shared.data(for: request)
-        return (response as? HTTPURLResponse)?.statusCode ?? 0
-    }
 
     @Test func twoPhonesOnOnePrinterAndOneThatSwitchedAway() async throws {
         let apns = try MockAPNsServer(recording: true)
@@ -47,7 +38,7 @@ import Testing
         for name in ["register-phone-a", "register-phone-b", "register-phone-c", "register-phone-c-switches",
                      "activity-token-phone-a", "activity-token-phone-b"] {
             let path = name.hasPrefix("register") ? "/api/devices/register" : "/api/devices/activity-token"
-            #expect(try await post(port, path, try body(name)) == 200, "\(name)")
+            #expect(try await DaemonTests.post(port, path, try body(name)) == 200, "\(name)")
         }
         // The agent has the phones and activities once it reloaded its devices after the last request.
         #expect(agent.wait(upTo: 30) { !agent.logged("devices reloaded", ["devices.count": "5"]).isEmpty })

@@ -83,3 +83,20 @@ def wakeups_by_name(before, after, seconds):
     rows = sorted(((name, count, v * scale, i * scale) for name, (count, v, i) in by_name.items()),
                   key=lambda row: -(row[2] + row[3]))
     return rows, sum(v + i for _, _, v, i in rows)
+
+
+def start_dry_run_agent(binary, work):
+    """The mock HA serving the sample snapshot (no events) and `run
+    --dry-run` against it with one phone and the API on a free port;
+    returns (ha, agent, api_port). The caller stops both."""
+    import socket
+    snapshot, devices = write_agent_inputs(work)
+    ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench"])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        api_port = probe.getsockname()[1]
+    env = dict(os.environ, HA_URL=f"http://127.0.0.1:{ha_port}", HA_TOKEN="bench", STATE_DIR=work,
+               API_LISTEN=f"127.0.0.1:{api_port}", API_TOKEN="bench-token-0123456789", LOG_LEVEL="warning")
+    agent = subprocess.Popen([binary, "run", "--dry-run", "--devices", devices], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return ha, agent, api_port

@@ -19,12 +19,11 @@ import os
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
-from agent_harness import use_test_python, MOCK_HA, ROOT, start, write_agent_inputs
+from agent_harness import start_dry_run_agent, use_test_python, ROOT
 
 
 def healthz(port):
@@ -69,15 +68,7 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
 
     work = tempfile.mkdtemp(prefix="printbridge-api-bench-")
-    snapshot, devices = write_agent_inputs(work)
-    ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench"])
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        api_port = probe.getsockname()[1]
-    env = dict(os.environ, HA_URL=f"http://127.0.0.1:{ha_port}", HA_TOKEN="bench", STATE_DIR=work,
-               API_LISTEN=f"127.0.0.1:{api_port}", API_TOKEN="bench-token-0123456789", LOG_LEVEL="warning")
-    agent = subprocess.Popen([binary, "run", "--dry-run", "--devices", devices], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ha, agent, api_port = start_dry_run_agent(binary, work)
     try:
         for _ in range(100):
             if healthz(api_port)[1] == b"200":

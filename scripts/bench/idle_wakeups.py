@@ -13,14 +13,13 @@ usage: python3 scripts/bench/idle_wakeups.py [--seconds 60] [--settle 5] [--skip
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 
-from agent_harness import use_test_python, MOCK_HA, ROOT, start, write_agent_inputs, threads, wakeups_by_name
+from agent_harness import start_dry_run_agent, use_test_python, ROOT, threads, wakeups_by_name
 
 
 def main():
@@ -36,15 +35,7 @@ def main():
         subprocess.run([os.path.join(ROOT, "scripts", "build-release.sh")], check=True, stdout=subprocess.DEVNULL)
 
     work = tempfile.mkdtemp(prefix="printbridge-wakeups-")
-    snapshot, devices = write_agent_inputs(work)
-    ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench"])
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        api_port = probe.getsockname()[1]
-    env = dict(os.environ, HA_URL=f"http://127.0.0.1:{ha_port}", HA_TOKEN="bench", STATE_DIR=work,
-               API_LISTEN=f"127.0.0.1:{api_port}", API_TOKEN="bench-token-0123456789", LOG_LEVEL="warning")
-    agent = subprocess.Popen([binary, "run", "--dry-run", "--devices", devices], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ha, agent, api_port = start_dry_run_agent(binary, work)
     try:
         for _ in range(200):
             try:

@@ -24,20 +24,20 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     /// The print's file when a running print was held (a flicker must come
     /// back with the same file).
     public var heldFile: String?
-    /// The HMS errors already told (or there when PrintBridge first saw the
+    /// The printer errors already told (or there when PrintBridge first saw the
     /// printer, or told as a pause's or failure's reason), by code; nil
     /// until the printer's errors were first seen.
     public var toldErrors: Set<String>?
     /// Told errors that went away, and when: one back within the flicker
     /// window is the same error (an HA restart shows none for a moment).
     public var clearedErrors: [String: EpochTime] = [:]
-    /// When new HMS errors are told, unless a pause or failure takes them first.
+    /// When new printer errors are told, unless a pause or failure takes them first.
     public var errorsDue: EpochTime?
     /// A print finished with the bed this warm, at this time: "Ready to
     /// Remove" is due when it has cooled.
     public var bedCoolingSince: EpochTime?
-    /// When the printer's integration said the print failed (ha-bambulab's
-    /// `event_print_failed`) before its status did: the failed status that
+    /// When the printer's integration said the print failed (a bus event,
+    /// `PrinterBusEvent.failed`) before its status did: the failed status that
     /// follows is told as soon as a cancel code in the next report has had
     /// its chance, not after the whole cancel window.
     public var failureAnnounced: EpochTime?

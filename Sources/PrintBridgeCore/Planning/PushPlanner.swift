@@ -75,7 +75,7 @@ public struct PushPlanner: Sendable {
             liveActivityHandled = act(on: .paused, state: &state, builder: &builder) || liveActivityHandled
         }
         if change.field == .status { noteSilence(state: &state, builder: &builder) }
-        if change.field == .hmsErrors, let errors = change.current.hmsErrors {
+        if change.field == .printerErrors, let errors = change.current.printerErrors {
             see(errors, state: &state, builder: builder)
         }
         if change.field == .bedTemp { checkBedCooled(state: &state, builder: &builder) }
@@ -188,11 +188,11 @@ public struct PushPlanner: Sendable {
     private func act(on status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
         var status = status
         // Back from silence without the print: it was lost while the
-        // printer was away (OctoPrint's host stopped, and the print with it).
+        // printer was away (its host stopped, and the print with it).
         var lostWhileAway = false
         if status == .idle, builder.snapshot.profile.idleEndsPrint, state.lastStatus?.isActive == true {
-            // OctoPrint's Printing → Operational: 100 % after a finish, 0
-            // after a cancel or a stop.
+            // An end shown as idle: 100 % after a finish, 0 after a cancel or
+            // a stop.
             if (builder.snapshot.progress ?? 0) >= 100 {
                 status = .complete
             } else {
@@ -214,10 +214,10 @@ public struct PushPlanner: Sendable {
     }
 
     /// An integration's bus event about a printer. A failure announced
-    /// (ha-bambulab's `event_print_failed`, raised before its status entity
-    /// turns `failed`) is told once a cancel code in the next report has had
-    /// `announcedFailureWait` after the failed status, not after the whole
-    /// cancel window; a cancel is the cache's (it counts as the code).
+    /// (raised before the status entity turns `failed`) is told once a
+    /// cancel code in the next report has had `announcedFailureWait` after
+    /// the failed status, not after the whole cancel window; a cancel is the
+    /// cache's (it counts as the code).
     public mutating func printerEvent(
         _ event: PrinterBusEvent, prefix: String, printers snapshots: PrinterCache, devices: [Device], now: EpochTime
     ) -> Plan {
@@ -394,10 +394,10 @@ public struct PushPlanner: Sendable {
             reason = "cancelled by the user"
         case .failed:
             outcome = .failed
-            // pybambu's PrintError writes the code as "0700_8006" for "0700-8006".
+            // The code as the printer's integration writes it.
             reason = offline
                 ? "the printer went offline mid-print"
-                : snapshot.errorCode.map { "print error \(PrintRecord.bambuNotation($0))" }
+                : snapshot.errorCode.map { "print error \(snapshot.profile.errorNotation($0))" }
         default:
             outcome = .abandoned
             reason = "the printer went \(snapshot.status?.rawValue ?? "idle") without finishing"
@@ -489,16 +489,16 @@ public struct PushPlanner: Sendable {
 
     // MARK: - Printer errors and the bed
 
-    /// The printer's HMS errors as HA now lists them. New ones are told
+    /// The printer's errors as HA now lists them. New ones are told
     /// after the reason window (a pause or failure in it takes them as its
     /// reason instead); one that went away and is back within the flicker
     /// window is the same error; on first sight they are a baseline, unless
     /// they appeared after PrintBridge began watching.
-    private func see(_ errors: [HMSError], state: inout PrinterNotificationState, builder: PushBuilder) {
+    private func see(_ errors: [PrinterError], state: inout PrinterNotificationState, builder: PushBuilder) {
         let now = builder.now
         let current = Set(errors.map(\.code))
         guard var told = state.toldErrors else {
-            let appeared = builder.snapshot.changedAt[.hmsErrors]
+            let appeared = builder.snapshot.changedAt[.printerErrors]
             let isNew = watchingSince.map { since in appeared.map { $0 > since } ?? false } ?? false
             state.toldErrors = isNew ? [] : current
             if isNew, !current.isEmpty { state.errorsDue = now + configuration.reasonWindow }
@@ -524,7 +524,7 @@ public struct PushPlanner: Sendable {
         }
     }
 
-    /// Tells each HMS error not yet told, most severe first, unless a pause
+    /// Tells each printer error not yet told, most severe first, unless a pause
     /// or failure is still held (it takes them) or was just told (they were
     /// its reason).
     private func tellNewErrors(state: inout PrinterNotificationState, builder: inout PushBuilder) {
@@ -542,7 +542,7 @@ public struct PushPlanner: Sendable {
             return
         }
         var told = state.toldErrors ?? []
-        let new = (snapshot.hmsErrors ?? []).filter { !told.contains($0.code) }
+        let new = (snapshot.printerErrors ?? []).filter { !told.contains($0.code) }
         for error in new.sorted(by: { $0.severity < $1.severity }) {
             builder.printerErrorAlert(error)
             told.insert(error.code)
@@ -550,9 +550,9 @@ public struct PushPlanner: Sendable {
         state.toldErrors = told
     }
 
-    /// HMS errors there when a pause or failure is told belong to it.
+    /// Printer errors there when a pause or failure is told belong to it.
     private func absorbErrors(state: inout PrinterNotificationState, snapshot: PrinterSnapshot) {
-        guard let errors = snapshot.hmsErrors else { return }
+        guard let errors = snapshot.printerErrors else { return }
         state.toldErrors = (state.toldErrors ?? []).union(errors.map(\.code))
         state.errorsDue = nil
     }

@@ -68,10 +68,9 @@ public struct PushPlanner: Sendable {
         if let status = change.current.status, status != state.lastSeenStatus {
             liveActivityHandled = see(status, state: &state, builder: &builder)
         }
-        if state.heldStatus == .paused, AlertReason.isComplete(forPause: builder.snapshot) {
+        if state.held?.status == .paused, AlertReason.isComplete(forPause: builder.snapshot) {
             // The pause's reason is in: tell it now rather than at the window's end.
-            state.heldStatus = nil
-            state.heldDue = nil
+            state.held = nil
             liveActivityHandled = act(on: .paused, state: &state, builder: &builder) || liveActivityHandled
         }
         if change.field == .status { noteSilence(state: &state, builder: &builder) }
@@ -80,11 +79,11 @@ public struct PushPlanner: Sendable {
         }
         if change.field == .bedTemp { checkBedCooled(state: &state, builder: &builder) }
 
-        if change.field == .progress, change.current.progress != change.previous.progress, state.heldStatus == nil {
+        if change.field == .progress, change.current.progress != change.previous.progress, state.held == nil {
             checkMilestones(state: &state, builder: &builder, alerting: milestonesAllowed)
         }
 
-        if !liveActivityHandled, state.liveActivityDue == nil, state.heldStatus == nil,
+        if !liveActivityHandled, state.liveActivityDue == nil, state.held == nil,
             state.lastStatus?.isActive == true, builder.hasLiveActivities,
             change.current.contentState(status: state.lastStatus) != change.previous.contentState(status: state.lastStatus)
         {
@@ -109,18 +108,16 @@ public struct PushPlanner: Sendable {
         if status.isActive || status == .preparing { state.bedCoolingSince = nil }
         let failureAnnounced = state.failureAnnounced
         state.failureAnnounced = nil
-        if let held = state.heldStatus {
+        if let held = state.held {
             // A later status settles what was held back.
-            state.heldStatus = nil
-            state.heldDue = nil
-            defer { state.heldFile = nil }
-            switch held {
+            state.held = nil
+            switch held.status {
             case .idle, .preparing:
-                if status.isActive, builder.snapshot.fileName == state.heldFile {
+                if status.isActive, builder.snapshot.fileName == held.file {
                     // Back with the same file: a flicker, not a new print.
                     if status == state.lastStatus { return false }
                 } else {
-                    handled = act(on: held, state: &state, builder: &builder)
+                    handled = act(on: held.status, state: &state, builder: &builder)
                 }
             case .failed where status == .cancelled:
                 break  // the cancel code followed the failure: one "Print Cancelled"
@@ -129,7 +126,7 @@ public struct PushPlanner: Sendable {
                 state.lastStatus = status
                 return false
             default:
-                handled = act(on: held, state: &state, builder: &builder)
+                handled = act(on: held.status, state: &state, builder: &builder)
             }
         }
         if state.lastStatus == nil, status == .running, let since = watchingSince,
@@ -146,6 +143,7 @@ public struct PushPlanner: Sendable {
         }
         guard status != last else { return handled }
         let hold: Double?
+        var heldFile: String?
         switch (last, status) {
         case (_, .running) where Transition(from: last, to: status) == .started:
             hold = configuration.startSettle
@@ -168,17 +166,15 @@ public struct PushPlanner: Sendable {
             hold = configuration.reasonWindow
         case (.running, .idle), (.paused, .idle), (.running, .preparing), (.paused, .preparing):
             hold = configuration.flickerWindow
-            state.heldFile = builder.snapshot.fileName
+            heldFile = builder.snapshot.fileName
         default:
             hold = nil
         }
         if let hold, hold > 0 {
-            state.heldStatus = status
-            state.heldDue = builder.now + hold
+            state.held = .init(status: status, due: builder.now + hold, file: heldFile)
             state.liveActivityDue = nil
             return true
         }
-        state.heldFile = nil
         return act(on: status, state: &state, builder: &builder) || handled
     }
 
@@ -224,20 +220,19 @@ public struct PushPlanner: Sendable {
         guard event == .failed, let before = printers[prefix], let snapshot = snapshots[prefix] else { return Plan() }
         var state = before
         var plan = Plan()
-        if state.heldStatus == .failed, let heldDue = state.heldDue {
+        if let held = state.held, held.status == .failed {
             // The failure was held for the whole cancel window from when it
-            // was seen (the agent's clock, as `heldDue`).
-            let seen = heldDue + -configuration.cancelWindow
+            // was seen (the agent's clock, as `held.due`).
+            let seen = held.due + -configuration.cancelWindow
             let due = max(now, seen + min(configuration.cancelWindow, configuration.announcedFailureWait))
             if due <= now {
                 var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
                 builder.printID = state.printID
-                state.heldStatus = nil
-                state.heldDue = nil
+                state.held = nil
                 act(on: .failed, state: &state, builder: &builder)
                 plan.add(builder)
             } else {
-                state.heldDue = min(heldDue, due)
+                state.held?.due = min(held.due, due)
             }
         } else if let status = state.lastSeenStatus, status.isActive || status == .preparing {
             // Before the status: the failed status that follows is told soon.
@@ -266,11 +261,9 @@ public struct PushPlanner: Sendable {
             let snapshot = snapshots[prefix] ?? PrinterSnapshot(prefix: prefix)
             var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: dueTime)
             builder.printID = state.printID
-            if let held = state.heldStatus, let heldDue = state.heldDue, heldDue <= dueTime {
-                state.heldStatus = nil
-                state.heldDue = nil
-                state.heldFile = nil
-                act(on: held, state: &state, builder: &builder)
+            if let held = state.held, held.due <= dueTime {
+                state.held = nil
+                act(on: held.status, state: &state, builder: &builder)
             }
             if let errorsDue = state.errorsDue, errorsDue <= dueTime {
                 tellNewErrors(state: &state, builder: &builder)
@@ -280,7 +273,7 @@ public struct PushPlanner: Sendable {
             }
             if let updateDue = state.liveActivityDue, updateDue <= dueTime {
                 state.liveActivityDue = nil
-                if state.lastStatus?.isActive == true, state.heldStatus == nil,
+                if state.lastStatus?.isActive == true, state.held == nil,
                     builder.liveActivityUpdate(priority: 5)
                 {
                     state.lastLiveActivityPush = dueTime
@@ -529,8 +522,8 @@ public struct PushPlanner: Sendable {
     /// its reason).
     private func tellNewErrors(state: inout PrinterNotificationState, builder: inout PushBuilder) {
         let due = state.errorsDue ?? builder.now
-        if let held = state.heldStatus, held == .paused || held == .failed, let heldDue = state.heldDue {
-            state.errorsDue = max(heldDue, due)
+        if let held = state.held, held.status == .paused || held.status == .failed {
+            state.errorsDue = max(held.due, due)
             return
         }
         state.errorsDue = nil
@@ -559,7 +552,7 @@ public struct PushPlanner: Sendable {
 
     /// "Ready to Remove" once after a finish, when the bed has cooled below the setting.
     private func checkBedCooled(state: inout PrinterNotificationState, builder: inout PushBuilder) {
-        guard let since = state.bedCoolingSince, state.lastStatus?.isActive != true, state.heldStatus == nil,
+        guard let since = state.bedCoolingSince, state.lastStatus?.isActive != true, state.held == nil,
             let bed = builder.snapshot.bedTemp, bed < configuration.bedCooledBelow
         else { return }
         state.bedCoolingSince = nil

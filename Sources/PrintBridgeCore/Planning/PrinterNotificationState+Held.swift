@@ -2,7 +2,7 @@ extension PrinterNotificationState {
     /// A status seen but not yet acted on: a verdict held back for a moment
     /// (a start settling, a failure that may turn out a cancel, a pause
     /// waiting for its reason, a print that may come back from idle; which
-    /// is held how long is the planner's). Acted on at `due` unless a later
+    /// is held how long is `HoldRule`'s). Acted on at `due` unless a later
     /// status settles it first; either way it goes as a whole.
     public struct Held: Hashable, Sendable, Codable {
         /// The status seen.

@@ -142,38 +142,17 @@ public struct PushPlanner: Sendable {
             return handled
         }
         guard status != last else { return handled }
-        let hold: Double?
-        var heldFile: String?
-        switch (last, status) {
-        case (_, .running) where Transition(from: last, to: status) == .started:
-            hold = configuration.startSettle
-        case (.running, .failed), (.paused, .failed), (.preparing, .failed):
-            if !builder.snapshot.profile.failureMayBeCancel {
-                hold = nil
-            } else if failureAnnounced != nil {
-                // The integration already said so: only a cancel code in the
-                // next report could still make it a cancel.
-                hold = min(configuration.cancelWindow, configuration.announcedFailureWait)
-            } else {
-                hold = configuration.cancelWindow
+        // Held back for a moment, or acted on now (`HoldRule`).
+        let circumstances = HoldRule.Circumstances(
+            profile: builder.snapshot.profile, failureAnnounced: failureAnnounced != nil)
+        if let rule = HoldRule.rule(from: last, to: status, given: circumstances) {
+            let window = rule.window.seconds(in: configuration)
+            if window > 0 {
+                state.held = .init(
+                    status: status, due: builder.now + window, file: rule.keepsFile ? builder.snapshot.fileName : nil)
+                state.liveActivityDue = nil
+                return true
             }
-        case (.running, .idle) where builder.snapshot.profile.idleEndsPrint,
-            (.paused, .idle) where builder.snapshot.profile.idleEndsPrint:
-            // An end shown as idle: the progress of the same update pass says how it ended.
-            hold = configuration.reasonWindow
-        case (.running, .paused), (.preparing, .paused):
-            // Told when its reason is in (see `plan`), at the latest when the window ends.
-            hold = configuration.reasonWindow
-        case (.running, .idle), (.paused, .idle), (.running, .preparing), (.paused, .preparing):
-            hold = configuration.flickerWindow
-            heldFile = builder.snapshot.fileName
-        default:
-            hold = nil
-        }
-        if let hold, hold > 0 {
-            state.held = .init(status: status, due: builder.now + hold, file: heldFile)
-            state.liveActivityDue = nil
-            return true
         }
         return act(on: status, state: &state, builder: &builder) || handled
     }
@@ -224,7 +203,7 @@ public struct PushPlanner: Sendable {
             // The failure was held for the whole cancel window from when it
             // was seen (the agent's clock, as `held.due`).
             let seen = held.due + -configuration.cancelWindow
-            let due = max(now, seen + min(configuration.cancelWindow, configuration.announcedFailureWait))
+            let due = max(now, seen + HoldRule.Window.announcedFailure.seconds(in: configuration))
             if due <= now {
                 var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
                 builder.printID = state.printID

@@ -50,9 +50,9 @@ public enum EntityValue {
     }
 
     /// Remaining time in whole seconds, from the entity's `unit_of_measurement`:
-    /// `s`, `min`, `h` or `d` (HA's duration units; ha-bambulab shows hours by
-    /// default). No unit means minutes, Bambu's native unit. Unknown units and
-    /// negative values are garbage.
+    /// `s`, `min`, `h` or `d` (HA's duration units). No unit means minutes
+    /// (docs/BEHAVIOUR.md, "Remaining time"). Unknown units and negative
+    /// values are garbage.
     public static func remainingSeconds(_ state: String, unit: String?) -> Int? {
         guard let value = number(state), value >= 0 else { return nil }
         let factor: Double

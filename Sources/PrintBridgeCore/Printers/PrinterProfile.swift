@@ -42,27 +42,32 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
     /// is not printing: such a 0 is no reading, and a pause or an end keeps
     /// the last real ones.
     public var zeroWhenNotPrinting: Bool
+    /// What is the integration's own beyond names and words, kept in one
+    /// shared object: a profile travels in every entity match and printer
+    /// snapshot, and is copied with them.
+    private let specifics: Specifics
+
     /// The integration's own bus events about a print, if it fires any.
-    public var busEvents: PrinterBusEvents?
+    public var busEvents: PrinterBusEvents? { specifics.busEvents }
     /// The print error code that means the user cancelled: a failure with
     /// it is a cancel, and its own text is no reason. Nil: none.
-    public var cancelCode: Int?
+    public var cancelCode: Int? { specifics.cancelCode }
     /// A print error code as the integration's printers write it (for the
     /// print history). Default: the decimal number.
-    public var errorNotation: @Sendable (Int) -> String
+    public var errorNotation: @Sendable (Int) -> String { specifics.errorNotation }
     /// What the integration's print-error entity (field `error`) says.
     /// Default: nothing (it has none).
-    public var readPrintError: @Sendable (HAState) -> PrintErrorReading
+    public var readPrintError: @Sendable (HAState) -> PrintErrorReading { specifics.readPrintError }
     /// The printer's current errors as the integration's errors entity
     /// (field `printerErrors`) lists them; nil: no information. Default: nil.
-    public var readPrinterErrors: @Sendable (HAState) -> [PrinterError]?
+    public var readPrinterErrors: @Sendable (HAState) -> [PrinterError]? { specifics.readPrinterErrors }
     /// Why the printer stopped, as its stage (field `stage`) says it, in
     /// the catalog's language; nil when the stage says no such thing.
     /// Default: nil.
-    public var stageReason: @Sendable (PrinterSnapshot, Catalog) -> String?
+    public var stageReason: @Sendable (PrinterSnapshot, Catalog) -> String? { specifics.stageReason }
     /// Whether what is known says why the printer paused well enough to
     /// tell the pause before `REASON_WINDOW` ends. Default: never.
-    public var stageExplainsPause: @Sendable (PrinterSnapshot) -> Bool
+    public var stageExplainsPause: @Sendable (PrinterSnapshot) -> Bool { specifics.stageExplainsPause }
 
     public init(
         name: String, title: String, entities: EntitySuffixMap, siblingsNeedStatus: Bool = true,
@@ -84,13 +89,37 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         self.statusOptions = statusOptions
         self.failureMayBeCancel = failureMayBeCancel
         self.zeroWhenNotPrinting = zeroWhenNotPrinting
-        self.busEvents = busEvents
-        self.cancelCode = cancelCode
-        self.errorNotation = errorNotation
-        self.readPrintError = readPrintError
-        self.readPrinterErrors = readPrinterErrors
-        self.stageReason = stageReason
-        self.stageExplainsPause = stageExplainsPause
+        specifics = Specifics(
+            busEvents: busEvents, cancelCode: cancelCode, errorNotation: errorNotation, readPrintError: readPrintError,
+            readPrinterErrors: readPrinterErrors, stageReason: stageReason, stageExplainsPause: stageExplainsPause)
+    }
+
+    /// The integration's own facts that no mapped printer changes; immutable,
+    /// so one object serves every copy of the profile.
+    private final class Specifics: Sendable {
+        let busEvents: PrinterBusEvents?
+        let cancelCode: Int?
+        let errorNotation: @Sendable (Int) -> String
+        let readPrintError: @Sendable (HAState) -> PrintErrorReading
+        let readPrinterErrors: @Sendable (HAState) -> [PrinterError]?
+        let stageReason: @Sendable (PrinterSnapshot, Catalog) -> String?
+        let stageExplainsPause: @Sendable (PrinterSnapshot) -> Bool
+
+        init(
+            busEvents: PrinterBusEvents?, cancelCode: Int?, errorNotation: @escaping @Sendable (Int) -> String,
+            readPrintError: @escaping @Sendable (HAState) -> PrintErrorReading,
+            readPrinterErrors: @escaping @Sendable (HAState) -> [PrinterError]?,
+            stageReason: @escaping @Sendable (PrinterSnapshot, Catalog) -> String?,
+            stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool
+        ) {
+            self.busEvents = busEvents
+            self.cancelCode = cancelCode
+            self.errorNotation = errorNotation
+            self.readPrintError = readPrintError
+            self.readPrinterErrors = readPrinterErrors
+            self.stageReason = stageReason
+            self.stageExplainsPause = stageExplainsPause
+        }
     }
 
     public var description: String { name }

@@ -8,10 +8,11 @@
 /// whose reason follows, an end shown as idle whose progress follows, a
 /// print that may come back from idle. docs/BEHAVIOUR.md says why each.
 struct HoldRule: Hashable, Sendable {
-    /// The last status acted on.
-    var from: Set<PrintStatus>
-    /// The new status.
-    var to: Set<PrintStatus>
+    /// The last status acted on (any of these; a list, not a set: the table
+    /// is read a handful of times a print and needs no hashing).
+    var from: [PrintStatus]
+    /// The new status (any of these).
+    var to: [PrintStatus]
     /// What must be true for the row to apply.
     var requires: Circumstances = []
     /// How long the new status is held.

@@ -22,8 +22,11 @@ extension DeviceStore {
                     lastStatus: row.text(1).flatMap(PrintStatus.init(rawValue:)), printID: row.text(2),
                     milestonesSent: milestones,
                     milestoneReference: row.isNull(4) ? nil : row.real(4),
-                    lastLiveActivityPush: time(5), liveActivityDue: time(6),
-                    heldStatus: row.text(7).flatMap(PrintStatus.init(rawValue:)), heldDue: time(8), heldFile: row.text(9))
+                    lastLiveActivityPush: time(5), liveActivityDue: time(6))
+                // A held verdict is three columns: its status, when it is due, its file.
+                if let status = row.text(7).flatMap(PrintStatus.init(rawValue:)), let due = time(8) {
+                    state.held = .init(status: status, due: due, file: row.text(9))
+                }
                 // Codes are hex and "_" only, so "," and "@" separate safely.
                 state.toldErrors = row.text(10).map { Set($0.split(separator: ",").map(String.init)) }
                 for entry in (row.text(11) ?? "").split(separator: ",") {
@@ -72,8 +75,8 @@ extension DeviceStore {
                     state.milestoneReference.map(SQLiteDatabase.Value.real) ?? .null,
                     state.lastLiveActivityPush.map { .real($0.seconds) } ?? .null,
                     state.liveActivityDue.map { .real($0.seconds) } ?? .null, .real(now),
-                    .optional(state.heldStatus?.rawValue), state.heldDue.map { .real($0.seconds) } ?? .null,
-                    .optional(state.heldFile),
+                    .optional(state.held?.status.rawValue), state.held.map { .real($0.due.seconds) } ?? .null,
+                    .optional(state.held?.file),
                     .optional(state.toldErrors.map { $0.sorted().joined(separator: ",") }),
                     .text(state.clearedErrors.sorted { $0.key < $1.key }.map { "\($0.key)@\($0.value.seconds)" }
                         .joined(separator: ",")),

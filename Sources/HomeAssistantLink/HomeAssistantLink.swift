@@ -96,7 +96,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
         self.clock = clock
         self.tapsFrames = tapsFrames
         self.reader = reader
-        session = HASession(accessToken: accessToken, configuration: configuration)
+        // The session subscribes to the bus events of the integrations the reader knows.
+        session = HASession(
+            accessToken: accessToken, configuration: configuration, busEventTypes: reader.matcher.busEventTypes)
         // Unbounded as a type; bounded by `pauseBacklog` through flow control.
         (stream, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
         lws = LinkContext(endpoint: endpoint, caFile: caFile, owner: Unmanaged.passUnretained(self).toOpaque())

@@ -60,9 +60,9 @@ public struct HAFrameReader: Sendable {
 
     /// What one message means to the printers. A registry result updates the
     /// matcher (and yields nothing); a snapshot yields its printer entities;
-    /// a `state_changed` event about a printer entity yields that entity; a
-    /// ha-bambulab `bambu_lab_event` yields its type for the printer of its
-    /// HA device.
+    /// a `state_changed` event about a printer entity yields that entity; an
+    /// integration's own bus event (`PrinterBusEvents`) yields what happened
+    /// for the printer of its HA device.
     public mutating func inputs(from message: HAMessage) -> [PrinterInput] {
         switch message {
         case .event(_, let event):
@@ -76,10 +76,10 @@ public struct HAFrameReader: Sendable {
                 statistics.matchedUpdates += 1
                 return [PrinterInput(time: time, .entity(match, new: state, old: change.oldState))]
             }
-            guard event.eventType == Self.bambuLabEventType, let device = event.data["device_id"]?.stringValue,
-                let type = event.data["type"]?.stringValue, let prefix = matcher.printer(deviceID: device)
+            guard let bus = matcher.busEvents(ofType: event.eventType), let (device, kind) = bus.read(event.data),
+                let prefix = matcher.printer(deviceID: device)
             else { return [] }
-            return [PrinterInput(time: time, .printerEvent(prefix: prefix, type: type))]
+            return [PrinterInput(time: time, .printerEvent(prefix: prefix, type: kind))]
         case .result(let result):
             if let entries = result.registryEntries() {
                 matcher.applyRegistry(entries)
@@ -97,9 +97,6 @@ public struct HAFrameReader: Sendable {
             return []
         }
     }
-
-    /// ha-bambulab's bus event (`f"{DOMAIN}_event"` in its coordinator.py).
-    public static let bambuLabEventType = "bambu_lab_event"
 }
 
 /// One piece of news about printers, as the frame reader hands it to the pipeline.
@@ -115,8 +112,9 @@ public struct PrinterInput: Hashable, Sendable {
         case entity(EntityMatch, new: HAState, old: HAState?)
         /// The printer entities of a `get_states` snapshot.
         case snapshot([MatchedState])
-        /// An integration's bus event about a printer, by type
-        /// (ha-bambulab: `event_print_canceled`, `event_print_failed`, …).
+        /// An integration's bus event about a printer, by what happened
+        /// (`PrinterBusEvents.kindMember`); the printer's profile says what
+        /// it means.
         case printerEvent(prefix: String, type: String)
     }
 

@@ -144,8 +144,8 @@ public struct EntityRegistryEntry: Hashable, Sendable {
 }
 
 /// An HA bus event. `state_changed` is decoded further; any other event
-/// keeps its `data` object (ha-bambulab's `bambu_lab_event` carries
-/// `device_id` and `type` there).
+/// keeps its `data` object (a printer integration's own bus event names its
+/// HA device and what happened there, `PrinterBusEvents`).
 public struct HAEvent: Hashable, Sendable {
     public var eventType: String
     public var timeFired: EpochTime?

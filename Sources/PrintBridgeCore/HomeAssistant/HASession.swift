@@ -6,7 +6,9 @@
 /// `supported_features` (coalesced messages), the entity registry, `get_states`
 /// (the snapshot, which is also the resync after a reconnect) and
 /// `subscribe_events` for `state_changed`; once the registry has answered,
-/// `subscribe_events` for ha-bambulab's `bambu_lab_event`. A ping goes out every
+/// `subscribe_events` for each of the printer integrations' own bus event
+/// types (`busEventTypes`, which the link takes from the integrations its
+/// frame reader knows). A ping goes out every
 /// `pingInterval`; no pong within `pongTimeout` closes the connection. Any
 /// disconnect is followed by a reconnect after an exponential, capped,
 /// jittered wait; a rejected token waits `authRetryDelay` (minutes, not a
@@ -57,6 +59,8 @@ public struct HASession: Sendable {
 
     public let configuration: Configuration
     private let accessToken: String
+    /// The HA event types the printer integrations fire about their printers.
+    public let busEventTypes: [String]
     public private(set) var phase: Phase = .disconnected
     public private(set) var reconnectAt: EpochTime?
     public private(set) var reconnectAttempts = 0
@@ -71,9 +75,13 @@ public struct HASession: Sendable {
     private var pendingPing: (id: Int, sentAt: EpochTime)?
     private var lastActivity: EpochTime?
 
-    public init(accessToken: String, configuration: Configuration = .init()) {
+    public init(
+        accessToken: String, configuration: Configuration = .init(),
+        busEventTypes: [String] = PrinterProfile.builtInBusEventTypes
+    ) {
         self.accessToken = accessToken
         self.configuration = configuration
+        self.busEventTypes = busEventTypes
     }
 
     /// Takes the notices gathered so far.
@@ -153,12 +161,16 @@ public struct HASession: Sendable {
                 }
             }
             if result.success, let id = result.id, id == registryID {
-                // ha-bambulab's bus events (a cancel is `event_print_canceled`),
-                // which name HA devices that only the registry maps to printers.
-                // HA lets only admins subscribe to them (websocket_api/commands.py,
-                // SUBSCRIBE_ALLOWLIST) and the registry answering proves one.
+                // The integrations' bus events, which name HA devices that only
+                // the registry maps to printers. HA lets only admins subscribe
+                // to them (websocket_api/commands.py, SUBSCRIBE_ALLOWLIST) and
+                // the registry answering proves one.
                 registryID = nil
-                return [.send(request(#""type":"subscribe_events","event_type":"bambu_lab_event""#))]
+                var commands: [Command] = []
+                for type in busEventTypes {
+                    commands.append(.send(request(#""type":"subscribe_events","event_type":\#(JSONText.quoted(type))"#)))
+                }
+                return commands
             }
             if result.success, result.id != nil, result.id == subscriptionID, phase == .synchronising {
                 phase = .live

@@ -51,8 +51,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         case none
         /// Why the print paused, failed or was cancelled.
         case reason(String)
-        /// A printer error (HMS), told on its own.
-        case printerError(HMSError)
+        /// A printer error, told on its own.
+        case printerError(PrinterError)
         /// The bed has cooled after a finish: its temperature and the minutes since.
         case bedCooled(temperature: Double, minutes: Int)
     }

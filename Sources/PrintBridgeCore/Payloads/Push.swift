@@ -10,7 +10,7 @@ public struct Push: Hashable, Sendable {
     /// What happened, for logs, metrics and replay output.
     public enum Event: String, Hashable, Sendable, Codable {
         case started, paused, complete, failed, cancelled, milestone
-        /// A printer (HMS) error, told on its own; the bed cooled after a finish.
+        /// A printer error, told on its own; the bed cooled after a finish.
         case printerError = "printer_error"
         case bedCooled = "bed_cooled"
         /// A paused print goes on: a quiet note that replaces "Print Paused".

@@ -122,7 +122,7 @@ public struct PrinterPipeline: Sendable {
             }
         case .printerEvent(let prefix, let type):
             // What the event says is the printer's integration's to tell.
-            guard let event = cache[prefix]?.profile.busEvents[type] else { break }
+            guard let event = cache[prefix]?.profile.busEvent(type) else { break }
             let now = clock.now()
             if let change = cache.apply(event, prefix: prefix, at: now) {
                 plan(change, now: now, into: &output)

@@ -6,7 +6,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     public var onFailed: Bool
     public var onPaused: Bool
     public var onMilestone: Bool
-    /// PrintBridge's additions: printer (HMS) errors, and the bed cooled after a finish.
+    /// PrintBridge's additions: printer errors, and the bed cooled after a finish.
     public var onPrinterError: Bool
     public var onBedCooled: Bool
 

@@ -20,23 +20,24 @@ public struct PlannerConfiguration: Hashable, Sendable {
     public var printerNames: [String: String]
     /// A start is told this long after the printer says `running` (seconds),
     /// so "Print Started" and the first Live Activity update carry the new
-    /// print's file and values, which ha-bambulab may write a report later.
+    /// print's file and values, which an integration may write a report later.
     public var startSettle: Double
-    /// A failure waits this long for a cancel code that follows it (seconds):
-    /// ha-bambulab writes the status and the print error in no fixed order.
+    /// A failure waits this long for a cancel code that follows it (seconds),
+    /// where the integration writes the status and the print error in no
+    /// fixed order (`PrinterProfile.failureMayBeCancel`).
     public var cancelWindow: Double
     /// A print that leaves running/paused for idle or preparing is held this
     /// long (seconds): back to running with the same file, it was a flicker,
     /// not a new print.
     public var flickerWindow: Double
     /// A pause waits at most this long (seconds) for its reason (the stage,
-    /// the print error, the HMS errors), which ha-bambulab writes in the
-    /// same update pass as the status in no fixed order; new HMS errors wait
-    /// as long for a pause or failure they may belong to.
+    /// the print error, the printer errors), which an integration may write
+    /// in the same update pass as the status in no fixed order; new printer
+    /// errors wait as long for a pause or failure they may belong to.
     public var reasonWindow: Double
-    /// A failure the integration announced (ha-bambulab's
-    /// `event_print_failed`) waits this long after its status (seconds) for
-    /// a cancel code in the next report, instead of `cancelWindow`.
+    /// A failure the integration announced (a bus event,
+    /// `PrinterBusEvent.failed`) waits this long after its status (seconds)
+    /// for a cancel code in the next report, instead of `cancelWindow`.
     public var announcedFailureWait: Double
     /// A print whose printer carries no status (HA shows it `unavailable`,
     /// `offline`) this long (seconds) is told as offline; 0: never.

@@ -21,8 +21,9 @@ public struct PrintRecord: Hashable, Sendable {
     public var startedAt: EpochTime
     public var endedAt: EpochTime
     public var outcome: Outcome
-    /// Why it ended other than complete, where known: Bambu's print error
-    /// code in the printer's own notation ("0300-8003"), or what PrintBridge saw.
+    /// Why it ended other than complete, where known: the print error code
+    /// in the printer's own notation (`PrinterProfile.errorNotation`:
+    /// "print error 0300-8003"), or what PrintBridge saw.
     public var reason: String?
     /// The last readings: progress 0–100, layers.
     public var progress: Double?
@@ -56,13 +57,5 @@ public struct PrintRecord: Hashable, Sendable {
             return nil
         }
         return EpochTime(seconds: Double(seconds))
-    }
-
-    /// A Bambu print error code as Bambu Studio and the printer's screen
-    /// write it: two groups of four hex digits ("0300-400C").
-    public static func bambuNotation(_ code: Int) -> String {
-        let hex = String(UInt32(truncatingIfNeeded: code), radix: 16, uppercase: true)
-        let padded = String(repeating: "0", count: max(0, 8 - hex.count)) + hex
-        return "\(padded.prefix(4))-\(padded.suffix(4))"
     }
 }

@@ -14,30 +14,23 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     public var lastLiveActivityPush: EpochTime?
     /// When the next routine Live Activity update is due, if one is waiting.
     public var liveActivityDue: EpochTime?
-    /// The last status seen when it differs from `lastStatus`: a verdict held
-    /// back (a start settling, a failure that may turn out a cancel, a print
-    /// that may come back from idle). Acted on at `heldDue` unless a later
-    /// status settles it first. Persisted, so a status seen just before a
-    /// crash is acted on after it.
-    public var heldStatus: PrintStatus?
-    public var heldDue: EpochTime?
-    /// The print's file when a running print was held (a flicker must come
-    /// back with the same file).
-    public var heldFile: String?
-    /// The HMS errors already told (or there when PrintBridge first saw the
+    /// A verdict held back (see `Held`); nil: none. Persisted, so a status
+    /// seen just before a crash is acted on after it.
+    public var held: Held?
+    /// The printer errors already told (or there when PrintBridge first saw the
     /// printer, or told as a pause's or failure's reason), by code; nil
     /// until the printer's errors were first seen.
     public var toldErrors: Set<String>?
     /// Told errors that went away, and when: one back within the flicker
     /// window is the same error (an HA restart shows none for a moment).
     public var clearedErrors: [String: EpochTime] = [:]
-    /// When new HMS errors are told, unless a pause or failure takes them first.
+    /// When new printer errors are told, unless a pause or failure takes them first.
     public var errorsDue: EpochTime?
     /// A print finished with the bed this warm, at this time: "Ready to
     /// Remove" is due when it has cooled.
     public var bedCoolingSince: EpochTime?
-    /// When the printer's integration said the print failed (ha-bambulab's
-    /// `event_print_failed`) before its status did: the failed status that
+    /// When the printer's integration said the print failed (a bus event,
+    /// `PrinterBusEvent.failed`) before its status did: the failed status that
     /// follows is told as soon as a cancel code in the next report has had
     /// its chance, not after the whole cancel window.
     public var failureAnnounced: EpochTime?
@@ -65,12 +58,9 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     public init(
         lastStatus: PrintStatus? = nil, printID: String? = nil, milestonesSent: Set<Int> = [],
         milestoneReference: Double? = nil, lastLiveActivityPush: EpochTime? = nil,
-        liveActivityDue: EpochTime? = nil, heldStatus: PrintStatus? = nil, heldDue: EpochTime? = nil,
-        heldFile: String? = nil
+        liveActivityDue: EpochTime? = nil, held: Held? = nil
     ) {
-        self.heldStatus = heldStatus
-        self.heldDue = heldDue
-        self.heldFile = heldFile
+        self.held = held
         self.lastStatus = lastStatus
         self.printID = printID
         self.milestonesSent = milestonesSent
@@ -79,12 +69,24 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
         self.liveActivityDue = liveActivityDue
     }
 
+    /// A state with a verdict held, given as its parts (as a store keeps them).
+    public init(
+        lastStatus: PrintStatus? = nil, printID: String? = nil, milestonesSent: Set<Int> = [],
+        milestoneReference: Double? = nil, lastLiveActivityPush: EpochTime? = nil,
+        liveActivityDue: EpochTime? = nil, heldStatus: PrintStatus, heldDue: EpochTime, heldFile: String? = nil
+    ) {
+        self.init(
+            lastStatus: lastStatus, printID: printID, milestonesSent: milestonesSent,
+            milestoneReference: milestoneReference, lastLiveActivityPush: lastLiveActivityPush,
+            liveActivityDue: liveActivityDue, held: Held(status: heldStatus, due: heldDue, file: heldFile))
+    }
+
     /// The last status seen: the held one, else the one acted on.
-    public var lastSeenStatus: PrintStatus? { heldStatus ?? lastStatus }
+    public var lastSeenStatus: PrintStatus? { held?.status ?? lastStatus }
 
     /// The earliest scheduled work: a held verdict or a routine update.
     var nextDue: EpochTime? {
-        [heldDue, liveActivityDue, errorsDue, silence?.due].compactMap { $0 }.min()
+        [held?.due, liveActivityDue, errorsDue, silence?.due].compactMap { $0 }.min()
     }
 }
 

@@ -37,7 +37,8 @@ struct PushBuilder {
         configuration.printerNames[prefix] ?? snapshot.displayName ?? prefix
     }
 
-    /// "x1c_00m09a350100123" → "X1C": the model part of a Bambu-style prefix.
+    /// "x1c_00m09a350100123" → "X1C": a prefix's first part, which names the
+    /// model where HA named the device after it.
     var printerModel: String {
         let parts = prefix.split(separator: "_")
         return parts.count > 1 ? parts[0].uppercased() : ""
@@ -68,11 +69,11 @@ struct PushBuilder {
             only: deviceIDs) { _ in .none }
     }
 
-    /// A printer (HMS) error on its own, collapsed per printer and error.
+    /// A printer error on its own, collapsed per printer and error.
     /// Its `apns-id` derives from the error and when HA says it appeared,
     /// so one made again after a crash is recognisably the same.
-    mutating func printerErrorAlert(_ error: HMSError) {
-        let since = snapshot.changedAt[.hmsErrors]?.wholeSeconds ?? now.wholeSeconds
+    mutating func printerErrorAlert(_ error: PrinterError) {
+        let since = snapshot.changedAt[.printerErrors]?.wholeSeconds ?? now.wholeSeconds
         alert(
             .printerError, status: snapshot.status ?? .idle, collapseKey: "error." + error.code,
             idName: "\(prefix)|error|\(error.code)|\(since)"

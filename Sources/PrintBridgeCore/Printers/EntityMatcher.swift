@@ -5,7 +5,7 @@ public struct EntityMatch: Hashable, Sendable {
     public var field: PrinterField
     public var profile: PrinterProfile
 
-    public init(prefix: String, field: PrinterField, profile: PrinterProfile = .bambuLab) {
+    public init(prefix: String, field: PrinterField, profile: PrinterProfile = .default) {
         self.prefix = prefix
         self.field = field
         self.profile = profile
@@ -67,6 +67,8 @@ public struct EntityMatcher: Sendable {
     /// Entities the registry gives to another integration whose ids happen
     /// to end like a printer field (a washer's `_remaining_time`).
     private var foreignLookAlikes: Set<String> = []
+    /// The integrations' own bus events, by HA event type.
+    private let busEventsByType: [String: PrinterBusEvents]
 
     public init(profiles: [PrinterProfile] = PrinterProfile.builtIn, mapped: [MappedPrinter] = []) {
         self.profiles = profiles
@@ -104,12 +106,17 @@ public struct EntityMatcher: Sendable {
             }
         }
         self.mappedMatches = mappedMatches
+        var busEventsByType: [String: PrinterBusEvents] = [:]
+        for profile in profiles + mapped.map(\.profile) {
+            if let bus = profile.busEvents, busEventsByType[bus.eventType] == nil { busEventsByType[bus.eventType] = bus }
+        }
+        self.busEventsByType = busEventsByType
     }
 
-    /// One profile made of `map`, with the generic status table (tests, and
-    /// callers that only rename suffixes).
+    /// One profile made of `map`, with the default profile's status table
+    /// and readings (tests, and callers that only rename suffixes).
     public init(map: EntitySuffixMap) {
-        var profile = PrinterProfile.bambuLab
+        var profile = PrinterProfile.default
         profile.name = "custom"
         profile.entities = map
         self.init(profiles: [profile])
@@ -240,6 +247,13 @@ public struct EntityMatcher: Sendable {
     /// The printer an HA device id belongs to (from the registry), for an
     /// integration's bus events, which name the device rather than an entity.
     public func printer(deviceID: String) -> String? { prefixByDevice[deviceID] }
+
+    /// The bus events of this type that an integration matched here fires.
+    public func busEvents(ofType type: String) -> PrinterBusEvents? { busEventsByType[type] }
+
+    /// The HA event types the integrations matched here (built-in and
+    /// mapped printers') fire, each once, sorted: the session subscribes to them.
+    public var busEventTypes: [String] { busEventsByType.keys.sorted() }
 
     /// The profile of each printer whose status entity is known.
     public var printerProfiles: [String: PrinterProfile] {

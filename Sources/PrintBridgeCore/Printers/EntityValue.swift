@@ -50,9 +50,9 @@ public enum EntityValue {
     }
 
     /// Remaining time in whole seconds, from the entity's `unit_of_measurement`:
-    /// `s`, `min`, `h` or `d` (HA's duration units; ha-bambulab shows hours by
-    /// default). No unit means minutes, Bambu's native unit. Unknown units and
-    /// negative values are garbage.
+    /// `s`, `min`, `h` or `d` (HA's duration units). No unit means minutes
+    /// (docs/BEHAVIOUR.md, "Remaining time"). Unknown units and negative
+    /// values are garbage.
     public static func remainingSeconds(_ state: String, unit: String?) -> Int? {
         guard let value = number(state), value >= 0 else { return nil }
         let factor: Double
@@ -67,33 +67,5 @@ public enum EntityValue {
         let seconds = (value * factor).rounded()
         guard seconds < 1e9 else { return nil }
         return Int(seconds)
-    }
-
-    /// A Bambu print error code from an error entity: its state or its
-    /// `code` / `error_code` attribute, as a number (`50348044`) or in Bambu's
-    /// hex notation (`0300400C`, `0300_400C`, `0x0300400C`).
-    public static func errorCode(state: String, attributes: [String: JSONValue]) -> Int? {
-        for candidate in [attributes["code"], attributes["error_code"], .string(state)] {
-            guard let candidate else { continue }
-            if let int = candidate.intValue, int > 0 { return int }
-            guard let text = candidate.stringValue?.trimmingWhitespace, !text.isEmpty else { continue }
-            if let decimal = Int(text), decimal > 0 { return decimal }
-            var hex = text.replacingOccurrences(of: "_", with: "").lowercased()
-            if hex.hasPrefix("0x") { hex.removeFirst(2) }
-            if hex.count == 8, let value = Int(hex, radix: 16), value > 0 { return value }
-        }
-        return nil
-    }
-}
-
-extension Substring {
-    fileprivate func replacingOccurrences(of target: Character, with replacement: String) -> String {
-        var result = ""
-        for char in self { if char == target { result += replacement } else { result.append(char) } }
-        return result
-    }
-
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        replacingOccurrences(of: Character(target), with: replacement)
     }
 }

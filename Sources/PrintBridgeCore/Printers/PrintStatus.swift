@@ -8,10 +8,6 @@ public enum PrintStatus: String, CaseIterable, Hashable, Sendable, Codable {
     case failed
     case cancelled
 
-    /// Bambu's print error code for "cancelled by the user" (0x0300400C):
-    /// Bambu reports such a print as failed with this error.
-    public static let bambuCancelledErrorCode = 50_348_044
-
     /// Normalises a raw state (case and surrounding spaces ignored). Returns nil
     /// for `unavailable`, `unknown`, `offline`, empty and unrecognised states:
     /// they carry no information about the print.

@@ -29,7 +29,7 @@ public struct PrinterCache: Sendable {
             return PrinterChange(field: .status, previous: previous, current: current)
         }
         var current = previous
-        Self.read(state, into: &current, field: match.field)
+        Self.read(state, into: &current, field: match.field, profile: match.profile)
         guard current != previous else { return nil }
         if current.rawStatus == previous.rawStatus, previous.silentSince != nil, current.silentSince == nil {
             var known = previous
@@ -62,45 +62,42 @@ public struct PrinterCache: Sendable {
     }
 
     /// An integration's bus event about a printer: a cancel counts as the
-    /// cancel code (ha-bambulab fires `event_print_canceled` when the print
-    /// error becomes it, pybambu's models.py), whichever of it, the status
-    /// and the error entity arrives first.
+    /// printer's integration's cancel code (the integration fires it when
+    /// the print error becomes that code), whichever of it, the status and
+    /// the error entity arrives first.
     public mutating func apply(_ event: PrinterBusEvent, prefix: String, at time: EpochTime? = nil) -> PrinterChange? {
-        guard event == .cancelled else { return nil }
         let previous = printers[prefix] ?? PrinterSnapshot(prefix: prefix)
+        guard event == .cancelled, let cancelCode = previous.profile.cancelCode else { return nil }
         var current = previous
-        current.errorCode = PrintStatus.bambuCancelledErrorCode
+        current.errorCode = cancelCode
         guard current != previous else { return nil }
         if let time { current.lastUpdated = time; current.changedAt[.error] = time }
         printers[prefix] = current
         return PrinterChange(field: .error, previous: previous, current: current)
     }
 
-    private static func read(_ state: HAState, into snapshot: inout PrinterSnapshot, field: PrinterField) {
+    /// Reads one entity's state into the snapshot: plain values here, the
+    /// print error and the printer's errors as the entity's integration
+    /// (`profile`) reads them.
+    private static func read(
+        _ state: HAState, into snapshot: inout PrinterSnapshot, field: PrinterField, profile: PrinterProfile
+    ) {
         let raw = state.state
         if field == .error {
-            // An error entity that clears ("0", "off", "none") clears the code.
-            if let code = EntityValue.errorCode(state: raw, attributes: state.attributes) {
+            switch profile.readPrintError(state) {
+            case .error(let code, let text):
                 snapshot.errorCode = code
-                snapshot.errorText = state.attributes["error"]?.stringValue.flatMap {
-                    let text = $0.trimmingWhitespace
-                    // pybambu writes "unknown" for a code it has no text for.
-                    return text.isEmpty || text.lowercased() == "unknown" ? nil : String(text)
-                }
-            } else if !EntityValue.carriesNoInformation(raw) {
+                snapshot.errorText = text
+            case .cleared:
                 snapshot.errorCode = nil
                 snapshot.errorText = nil
+            case .noInformation:
+                break
             }
             return
         }
-        if field == .hmsErrors {
-            // "on"/"off" with the list in the attributes; unavailable says nothing.
-            guard !EntityValue.carriesNoInformation(raw) else { return }
-            if let errors = HMSError.list(from: state.attributes) {
-                snapshot.hmsErrors = errors
-            } else if raw.trimmingWhitespace.lowercased() == "off" {
-                snapshot.hmsErrors = []
-            }
+        if field == .printerErrors {
+            if let errors = profile.readPrinterErrors(state) { snapshot.printerErrors = errors }
             return
         }
         guard !EntityValue.carriesNoInformation(raw) else { return }
@@ -136,7 +133,7 @@ public struct PrinterCache: Sendable {
         case .subtaskName: snapshot.subtaskName = String(raw.trimmingWhitespace)
         case .gcodeFilename: snapshot.gcodeFilename = String(raw.trimmingWhitespace)
         case .stage: snapshot.stage = String(raw.trimmingWhitespace)
-        case .error, .hmsErrors: break
+        case .error, .printerErrors: break
         }
     }
 }

@@ -17,6 +17,7 @@ public enum PrinterField: String, CaseIterable, Hashable, Sendable, Codable {
     case gcodeFilename
     case stage
     case error
-    /// ha-bambulab's HMS errors (`binary_sensor.<p>_hms_errors`).
-    case hmsErrors
+    /// The printer's own list of its current errors (read by its
+    /// integration, `PrinterProfile.readPrinterErrors`).
+    case printerErrors
 }

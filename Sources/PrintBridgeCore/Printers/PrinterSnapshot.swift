@@ -6,7 +6,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
     public var prefix: String
     /// The integration the printer's status entity comes through; its
     /// vocabulary normalises `rawStatus`.
-    public var profile: PrinterProfile = .bambuLab { didSet { deriveStatus() } }
+    public var profile: PrinterProfile = .default { didSet { deriveStatus() } }
     /// Normalised status, derived from `rawStatus` and the error code.
     public private(set) var status: PrintStatus?
     public var rawStatus: String? { didSet { deriveStatus() } }
@@ -24,11 +24,11 @@ public struct PrinterSnapshot: Hashable, Sendable {
     public var subtaskName: String?
     public var gcodeFilename: String?
     public var stage: String?
-    /// The print error's text (ha-bambulab's `error` attribute, in Home
-    /// Assistant's language) while `errorCode` is set.
+    /// The print error's text (in Home Assistant's language) while
+    /// `errorCode` is set.
     public var errorText: String?
-    /// The printer's current HMS errors; nil until HA has said.
-    public var hmsErrors: [HMSError]?
+    /// The printer's current errors; nil until HA has said.
+    public var printerErrors: [PrinterError]?
     /// The status entity's friendly_name ("X1C Print status", "X1C Druckstatus").
     public var statusEntityName: String?
     /// The other entities' friendly names, by field: they share the device
@@ -64,7 +64,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
         case .gcodeFilename: return gcodeFilename != nil
         case .stage: return stage != nil
         case .error: return errorCode != nil
-        case .hmsErrors: return hmsErrors != nil
+        case .printerErrors: return printerErrors != nil
         }
     }
 
@@ -74,7 +74,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
 
     /// This snapshot with only the current print's readings: progress,
     /// current layer and remaining time that last changed before the print
-    /// began belong to the previous print (ha-bambulab may write the new
+    /// began belong to the previous print (an integration may write the new
     /// ones a report after the status), so they read as nothing yet.
     public func currentPrint() -> PrinterSnapshot {
         guard let began = printBeganAt else { return self }
@@ -117,7 +117,7 @@ public struct PrinterSnapshot: Hashable, Sendable {
             // No usable raw status (yet): keep what we knew.
             return
         }
-        if derived == .failed, errorCode == PrintStatus.bambuCancelledErrorCode {
+        if derived == .failed, profile.isCancelCode(errorCode) {
             derived = .cancelled
         }
         status = derived

@@ -73,7 +73,7 @@ public enum PrinterMap {
             }
             guard !printers.contains(where: { $0.prefix == prefix }) else { throw fail(line, "printer \"\(prefix)\" is mapped twice") }
             index += 1
-            var base = PrinterProfile.bambuLab
+            var base = PrinterProfile.default
             var baseNamed = false
             var entities: [PrinterField: String] = [:]
             var states: [String: PrintStatus?] = [:]

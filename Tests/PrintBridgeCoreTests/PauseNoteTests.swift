@@ -82,3 +82,30 @@ import Testing
         #expect(!alerts(h.pushes).contains { $0.hasSuffix("resumed") })
     }
 }
+
+extension PauseNoteTests {
+    /// HA's OctoPrint writes a poll's state before its percentage: the
+    /// resume's update goes at once with the paused progress, and the rest
+    /// of the poll follows once it has settled, not a throttle later.
+    @Test func theRestOfTheResumesReportFollowsItsUpdate() throws {
+        var h = PipelineHarness(devices: [device(activity: ["octoprint": HA.activityToken])])
+        h.set("octoprint", "_current_state", "Operational")
+        h.set("octoprint", "_current_state", "Printing", after: 1)
+        h.set("octoprint", "_job_percentage", "23.3", after: 30)
+        h.wait(30)
+        h.set("octoprint", "_current_state", "Paused", after: 1)
+        h.set("octoprint", "_job_percentage", "25.2", after: 0.002)
+        h.wait(60)
+        let resumed = h.set("octoprint", "_current_state", "Printing", after: 30)
+        #expect(resumed.liveActivity.first?.json["aps"]?["content-state"]?["progress"] == .number(25))
+        h.set("octoprint", "_job_percentage", "44.2", after: 0.002)
+        let followUp = h.wait(2).liveActivity
+        #expect(followUp.count == 1, "the poll's percentage, 2 s after the resume's update")
+        #expect(followUp.first?.json["aps"]?["content-state"]?["progress"] == .number(44))
+        #expect(followUp.first?.priority == 5)
+        // Routine changes after that keep the 30 s throttle.
+        h.set("octoprint", "_job_percentage", "52", after: 28)
+        #expect(h.wait(1).liveActivity.isEmpty)
+        #expect(h.wait(2).liveActivity.count == 1)
+    }
+}

@@ -12,6 +12,10 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     public var milestoneReference: Double?
     /// When the last Live Activity update went out, for the throttle.
     public var lastLiveActivityPush: EpochTime?
+    /// When a status change's own update last went out: a change within the
+    /// settle time after it is the rest of that report and follows at once
+    /// (not kept by the store: after a restart the throttle alone applies).
+    public var statusUpdateAt: EpochTime?
     /// When the next routine Live Activity update is due, if one is waiting.
     public var liveActivityDue: EpochTime?
     /// A verdict held back (see `Held`); nil: none. Persisted, so a status

@@ -164,7 +164,10 @@ extension PushPlanner {
         _ status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder
     ) {
         state.liveActivityDue = nil
-        if builder.liveActivityUpdate(priority: 10, status: status) { state.lastLiveActivityPush = builder.now }
+        if builder.liveActivityUpdate(priority: 10, status: status) {
+            state.lastLiveActivityPush = builder.now
+            state.statusUpdateAt = builder.now
+        }
     }
 
     /// The first status seen: no alert. A print already under way takes its

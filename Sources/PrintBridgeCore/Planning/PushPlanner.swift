@@ -54,6 +54,10 @@ public struct PushPlanner: Sendable {
         }
     }
 
+    /// Seconds within which HA writes one printer report's entities (the
+    /// captures: ha-bambulab 1–4 ms, HA's OctoPrint well under 1 ms).
+    static let sameReport = 0.5
+
     public init(configuration: PlannerConfiguration = .init(), restoring state: [String: PrinterNotificationState] = [:]) {
         self.configuration = configuration
         self.printers = state
@@ -95,9 +99,13 @@ public struct PushPlanner: Sendable {
             change.current.contentState(status: state.lastStatus) != change.previous.contentState(status: state.lastStatus)
         {
             // Routine change: schedule, don't send. `fireDue` sends the latest values
-            // once the burst has settled and the throttle interval has passed.
+            // once the burst has settled and the throttle interval has passed. A
+            // change right after a status change's update is the rest of the same
+            // report (HA's OctoPrint writes the state before the percentage):
+            // it follows once the burst has settled, not a throttle later.
             let settled = now + configuration.liveActivitySettle
-            let allowed = state.lastLiveActivityPush.map { $0 + configuration.liveActivityInterval } ?? settled
+            let sameReport = state.statusUpdateAt.map { now - $0 < Self.sameReport } ?? false
+            let allowed = sameReport ? settled : state.lastLiveActivityPush.map { $0 + configuration.liveActivityInterval } ?? settled
             state.liveActivityDue = max(settled, allowed)
         }
 

@@ -33,7 +33,7 @@ import Testing
         let told = h.wait(1)
         #expect(told.events == [.failed, .end])
         let failed = try #require(told.first)
-        #expect(failed.createdAt - statusAt <= 1, "told \(failed.createdAt - statusAt) s after the failed status")
+        #expect(failed.createdAt - statusAt < 0.801, "decided by 0.8 s, leaving the rest of the second to reach APNs; told \(failed.createdAt - statusAt) s after the failed status")
         #expect(failed.reason == "Spaghetti defects were detected.")
         #expect(h.wait(60).isEmpty, "told once")
     }

@@ -38,6 +38,8 @@ public struct PlannerConfiguration: Hashable, Sendable {
     /// A failure the integration announced (a bus event,
     /// `PrinterBusEvent.failed`) waits this long after its status (seconds)
     /// for a cancel code in the next report, instead of `cancelWindow`.
+    /// 0.8 s: the alert must reach APNs within 1 s of HA's `failed` (issue
+    /// 37), and ha-bambulab's next report comes about a second after the last.
     public var announcedFailureWait: Double
     /// A print whose printer carries no status (HA shows it `unavailable`,
     /// `offline`) this long (seconds) is told as offline; 0: never.
@@ -54,7 +56,7 @@ public struct PlannerConfiguration: Hashable, Sendable {
         liveActivityInterval: Double = 30, liveActivitySettle: Double = 2, staleAfter: Double = 900, dismissAfter: Double = 3600,
         alertExpiration: Double = 86400, printerNames: [String: String] = [:], startSettle: Double = 5,
         cancelWindow: Double = 10, flickerWindow: Double = 60, reasonWindow: Double = 3, bedCooledBelow: Double = 35,
-        language: String = "en", announcedFailureWait: Double = 1, offlineWindow: Double = 60
+        language: String = "en", announcedFailureWait: Double = 0.8, offlineWindow: Double = 60
     ) {
         self.announcedFailureWait = announcedFailureWait
         self.offlineWindow = offlineWindow

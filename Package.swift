@@ -60,6 +60,7 @@ let package = Package(
 
         // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcExtras"),
+        .systemLibrary(name: "CSwiftRuntimeHooks"),
 
         // Starting the agent's own threads, named and checked.
         .target(
@@ -140,7 +141,7 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "Agent", "AgentSettings", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras",
+                "PrintBridgeCore", "Agent", "AgentSettings", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras", "CSwiftRuntimeHooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

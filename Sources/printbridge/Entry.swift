@@ -19,7 +19,8 @@ enum Entry {
         // own, on this thread (MainThreadExecutor says why); the other
         // commands keep the default one while this thread waits.
         if command is RunCommand { SignalService.block() }  // before any other thread starts
-        let ownExecutor = command is RunCommand && MainThreadExecutor.install()
+        let ownExecutor = command is RunCommand
+        if ownExecutor { MainThreadExecutor.install() }
         Task.detached {
             await run(command)
             exit(0)  // what the runtime does when an async main returns

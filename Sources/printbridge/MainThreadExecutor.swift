@@ -1,3 +1,4 @@
+import CSwiftRuntimeHooks
 import NamedThreads
 
 #if canImport(Glibc)
@@ -49,35 +50,26 @@ final class MainThreadExecutor: Sendable {
         fatalError("the main thread's executor stopped")
     }
 
-    private typealias EnqueueHook = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer?) -> Void
-    private typealias DelayHook = @convention(c) (UInt64, UnsafeMutableRawPointer, UnsafeRawPointer?) -> Void
-    private typealias DeadlineHook = @convention(c) (
-        Int64, Int64, Int64, Int64, Int32, UnsafeMutableRawPointer, UnsafeRawPointer?
-    ) -> Void
-
-    /// Makes this the global executor (and the main actor's); false when
-    /// the runtime has no such hooks (the default executor then stays).
-    static func install() -> Bool {
-        guard let global = dlsym(nil, "swift_task_enqueueGlobal_hook"),
-            let delayed = dlsym(nil, "swift_task_enqueueGlobalWithDelay_hook"),
-            let deadline = dlsym(nil, "swift_task_enqueueGlobalWithDeadline_hook"),
-            let main = dlsym(nil, "swift_task_enqueueMainExecutor_hook")
-        else { return false }
-        // A job pointer is what `UnownedJob` wraps.
-        let enqueue: EnqueueHook = { job, _ in MainThreadExecutor.shared.enqueue(unsafeBitCast(job, to: UnownedJob.self)) }
-        global.assumingMemoryBound(to: EnqueueHook?.self).pointee = enqueue
-        main.assumingMemoryBound(to: EnqueueHook?.self).pointee = enqueue
-        delayed.assumingMemoryBound(to: DelayHook?.self).pointee = { delay, job, _ in
-            MainThreadExecutor.shared.enqueue(unsafeBitCast(job, to: UnownedJob.self), afterNanoseconds: delay)
-        }
-        deadline.assumingMemoryBound(to: DeadlineHook?.self).pointee = { seconds, nanoseconds, _, _, clock, job, _ in
-            // The runtime's clock ids: 1 continuous (CLOCK_BOOTTIME on Linux), 2 suspending (CLOCK_MONOTONIC).
-            var now = timespec()
-            clock_gettime(clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &now)
-            let target = Int64(seconds) * 1_000_000_000 + Int64(nanoseconds)
-            let delay = target - (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
-            MainThreadExecutor.shared.enqueue(unsafeBitCast(job, to: UnownedJob.self), afterNanoseconds: UInt64(max(0, delay)))
-        }
-        return true
+    /// Makes this the global executor (and the main actor's). The hooks are
+    /// the runtime's own variables, linked by name (CSwiftRuntimeHooks says
+    /// why not `dlsym`).
+    static func install() {
+        printbridge_set_executor_hooks(
+            { job, _ in MainThreadExecutor.shared.enqueue(UnownedJob(job)) },
+            { delay, job, _ in MainThreadExecutor.shared.enqueue(UnownedJob(job), afterNanoseconds: delay) },
+            { seconds, nanoseconds, _, _, clock, job, _ in
+                // The runtime's clock ids: 1 continuous (CLOCK_BOOTTIME on Linux), 2 suspending (CLOCK_MONOTONIC).
+                var now = timespec()
+                clock_gettime(clock == 1 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &now)
+                let target = Int64(seconds) * 1_000_000_000 + Int64(nanoseconds)
+                let delay = target - (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))
+                MainThreadExecutor.shared.enqueue(UnownedJob(job), afterNanoseconds: UInt64(max(0, delay)))
+            },
+            { job, _ in MainThreadExecutor.shared.enqueue(UnownedJob(job)) })
     }
+}
+
+private extension UnownedJob {
+    /// A job pointer, as the runtime hands it to the hooks, is what `UnownedJob` wraps.
+    init(_ job: UnsafeMutableRawPointer?) { self = unsafeBitCast(job, to: UnownedJob.self) }
 }

@@ -264,6 +264,23 @@ import Testing
         #expect(!agent.log.contains(Self.token), "the token is never logged")
     }
 
+    /// `run`'s tasks run on its own main-thread executor: no libdispatch
+    /// worker pool, whose stall monitor would wake the idle agent every
+    /// second. Every thread is the main one or one of the agent's own
+    /// (named pb-…); the deployed build once fell back to libdispatch
+    /// without a word when the executor hooks could not be looked up.
+    @Test func theAgentRunsOnItsOwnThreadsOnly() throws {
+        let ha = try MockHA(events: "bambu-full-print.jsonl")
+        let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
+        #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.process.pid)/task")) ?? []
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/\(agent.process.pid)/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(names.count > 3, "\(names)")
+        #expect(names.allSatisfy { $0 == "printbridge" || $0.hasPrefix("pb-") }, "threads: \(names)")
+        #expect(agent.stop() == 0)
+    }
+
     @Test func anHARestartMidPrintDoesNotRepeatTheStart() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl", arguments: ["--drop-after", "80"])
         let agent = try Agent(port: ha.port, devices: try Self.devicesFile())

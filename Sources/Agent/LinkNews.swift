@@ -44,6 +44,8 @@ public enum LinkNews {
                 "reconnect.in_seconds": .stringConvertible(Int(seconds.rounded(.up))),
                 "reconnect.attempt": .stringConvertible(attempt),
             ])
+        case .serviceCallEnded:
+            break  // the link hands it to its caller, who logs the action
         }
     }
 

@@ -67,6 +67,14 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private let eventFrames = Mutex((count: 0, last: 0.0))
     /// Printer entity updates matched so far; for metrics.
     private let matched = Mutex(0)
+    /// The printers' button entities, as the registry and the last snapshot showed them.
+    private let buttons = Mutex(PrinterButtons())
+
+    /// The button entity that does `action` for printer `prefix` in HA, if
+    /// any was seen (registry or snapshot). Safe from any thread.
+    public func button(_ action: PrinterAction, printer prefix: String) -> String? {
+        buttons.withLock { $0[prefix]?[action] }
+    }
 
     /// Events received so far and the wall time of the last one (seconds
     /// since 1970; 0: none yet). Safe from any thread.
@@ -77,6 +85,42 @@ public final class HomeAssistantLink: @unchecked Sendable {
 
     private struct Control {
         var stopping = false
+        /// Service calls asked for by other threads, for the link's thread to send.
+        var calls: [ServiceCall] = []
+    }
+
+    public typealias ServiceCallCompletion = @Sendable (HASession.ServiceCallOutcome) -> Void
+
+    private struct ServiceCall {
+        var domain: String
+        var service: String
+        var entityID: String
+        var completion: ServiceCallCompletion
+    }
+
+    /// Service calls sent, by request id, until HA answers (link thread only).
+    private var waitingCalls: [Int: ServiceCallCompletion] = [:]
+
+    /// Asks HA to run `domain.service` on `entityID` (a button press:
+    /// `button.press`); `completion` runs once, on the link's thread, with
+    /// HA's answer, or at once when the link is not live. Safe from any thread.
+    public func callService(
+        domain: String, service: String, entityID: String, completion: @escaping ServiceCallCompletion
+    ) {
+        let accepted = control.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.calls.append(ServiceCall(domain: domain, service: service, entityID: entityID, completion: completion))
+            return true
+        }
+        guard accepted else { return completion(.notConnected) }
+        lws.cancelService()
+    }
+
+    /// `callService` for async callers.
+    public func callService(domain: String, service: String, entityID: String) async -> HASession.ServiceCallOutcome {
+        await withCheckedContinuation { continuation in
+            callService(domain: domain, service: service, entityID: entityID) { continuation.resume(returning: $0) }
+        }
     }
 
     /// Whether the link has stopped reading because the consumer is behind. Safe from any thread.
@@ -197,6 +241,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
             lws_callback_on_writable(wsi)
             for _ in 0..<10 where wsi != nil { lws.service() }
         }
+        endCalls()
         continuation.finish()
     }
 
@@ -204,6 +249,32 @@ public final class HomeAssistantLink: @unchecked Sendable {
     func wokenUp() {
         guard !stopping else { return }
         if backlog.withLock({ $0.resumeIfAsked() }), let wsi { lws_rx_flow_control(wsi, 1) }
+        let calls = control.withLock { state in
+            defer { state.calls.removeAll() }
+            return state.calls
+        }
+        for call in calls {
+            let now = clock.now()
+            guard wsi != nil, let (id, commands) = session.callService(
+                domain: call.domain, service: call.service, entityID: call.entityID, at: now)
+            else {
+                call.completion(.notConnected)
+                continue
+            }
+            waitingCalls[id] = call.completion
+            run(commands)
+        }
+    }
+
+    /// Ends every call still waiting (the link is stopping).
+    private func endCalls() {
+        let calls = control.withLock { state in
+            defer { state.calls.removeAll() }
+            return state.calls
+        }
+        for call in calls { call.completion(.notConnected) }
+        for (_, completion) in waitingCalls.sorted(by: { $0.key < $1.key }) { completion(.connectionLost) }
+        waitingCalls = [:]
     }
 
     /// The session's timer came due (on the link's thread).
@@ -237,7 +308,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
     }
 
     private func publishNotices() {
-        for notice in session.takeNotices() { yield(.notice(notice)) }
+        for notice in session.takeNotices() {
+            if case .serviceCallEnded(let id, let outcome) = notice {
+                waitingCalls.removeValue(forKey: id)?(outcome)
+                continue
+            }
+            yield(.notice(notice))
+        }
     }
 
     private func run(_ commands: [HASession.Command]) {
@@ -346,6 +423,10 @@ public final class HomeAssistantLink: @unchecked Sendable {
             inputs += reader.inputs(from: message)
         }
         if events > 0 { countEvents(events) }
+        if results {
+            let found = reader.matcher.buttons
+            buttons.withLock { $0 = found }
+        }
         let updates = reader.statistics.matchedUpdates
         matched.withLock { $0 = updates }
         if !inputs.isEmpty { yield(.printers(inputs)) }

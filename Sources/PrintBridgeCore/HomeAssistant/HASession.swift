@@ -20,6 +20,8 @@ public struct HASession: Sendable {
         public var reconnectInitialDelay: Double = 1
         public var reconnectMaximumDelay: Double = 60
         public var authRetryDelay: Double = 300
+        /// How long a service call (`callService`) waits for HA's answer.
+        public var serviceCallTimeout: Double = 10
         /// Ask for the entity registry (translation keys); HA refuses it to
         /// non-admin tokens, which is fine.
         public var readsEntityRegistry = true
@@ -55,6 +57,23 @@ public struct HASession: Sendable {
         case requestFailed(id: Int, code: String?, message: String?)
         case pongMissing
         case reconnectScheduled(afterSeconds: Double, attempt: Int)
+        /// The service call with this id has its outcome.
+        case serviceCallEnded(id: Int, ServiceCallOutcome)
+    }
+
+    /// How a service call (`callService`) ended.
+    public enum ServiceCallOutcome: Hashable, Sendable {
+        /// HA ran the service.
+        case done
+        /// HA refused or the service failed: HA's error code and message
+        /// (`websocket_api/commands.py`, `handle_call_service`).
+        case refused(code: String?, message: String?)
+        /// The connection ended before HA answered; HA may or may not have run it.
+        case connectionLost
+        /// No answer within `serviceCallTimeout`.
+        case timedOut
+        /// Not connected to HA (or not yet live): nothing was sent.
+        case notConnected
     }
 
     public let configuration: Configuration
@@ -74,6 +93,8 @@ public struct HASession: Sendable {
     private var lastPingSent: EpochTime?
     private var pendingPing: (id: Int, sentAt: EpochTime)?
     private var lastActivity: EpochTime?
+    /// Service calls sent on this connection and not yet answered, with when they were sent.
+    private var pendingCalls: [Int: EpochTime] = [:]
 
     public init(
         accessToken: String, configuration: Configuration = .init(),
@@ -100,6 +121,7 @@ public struct HASession: Sendable {
     /// The WebSocket is open: HA speaks first (`auth_required`).
     public mutating func connected(at now: EpochTime) -> [Command] {
         phase = .authenticating
+        endPendingCalls(.connectionLost)
         nextID = 1
         subscriptionID = nil
         snapshotID = nil
@@ -113,6 +135,7 @@ public struct HASession: Sendable {
     /// The connection is gone (closed, reset, failed to open). `random` in 0...1 jitters the wait.
     public mutating func disconnected(at now: EpochTime, random: Double) -> [Command] {
         pendingPing = nil
+        endPendingCalls(.connectionLost)
         if phase == .rejected {
             reconnectAt = now + configuration.authRetryDelay
             notices.append(.reconnectScheduled(afterSeconds: configuration.authRetryDelay, attempt: reconnectAttempts))
@@ -154,6 +177,12 @@ public struct HASession: Sendable {
             phase = .rejected
             return [.close(reason: "authentication rejected")]
         case .result(let result):
+            if let id = result.id, pendingCalls.removeValue(forKey: id) != nil {
+                let outcome: ServiceCallOutcome =
+                    result.success ? .done : .refused(code: result.errorCode, message: result.errorMessage)
+                notices.append(.serviceCallEnded(id: id, outcome))
+                return []
+            }
             if !result.success, let id = result.id {
                 notices.append(.requestFailed(id: id, code: result.errorCode, message: result.errorMessage))
                 if id == subscriptionID || id == snapshotID {
@@ -192,8 +221,32 @@ public struct HASession: Sendable {
         lastActivity = now
     }
 
+    /// Asks HA to run `domain.service` on `entityID` (`call_service`), if
+    /// the connection is live: the id its outcome will carry
+    /// (`Notice.serviceCallEnded`) and the command that sends it; nil when
+    /// not live (nothing is sent).
+    public mutating func callService(
+        domain: String, service: String, entityID: String, at now: EpochTime
+    ) -> (id: Int, commands: [Command])? {
+        guard phase == .live else { return nil }
+        let id = nextID
+        pendingCalls[id] = now
+        let members = #""type":"call_service","domain":\#(JSONText.quoted(domain)),"service":\#(JSONText.quoted(service)),"target":{"entity_id":\#(JSONText.quoted(entityID))}"#
+        return (id, [.send(request(members))])
+    }
+
+    private mutating func endPendingCalls(_ outcome: ServiceCallOutcome) {
+        for id in pendingCalls.keys.sorted() { notices.append(.serviceCallEnded(id: id, outcome)) }
+        pendingCalls = [:]
+    }
+
     /// Time passed: reconnect when due, ping when due, give up on a silent link.
     public mutating func tick(at now: EpochTime) -> [Command] {
+        for (id, sentAt) in pendingCalls.sorted(by: { $0.key < $1.key })
+        where now - sentAt >= configuration.serviceCallTimeout {
+            pendingCalls[id] = nil
+            notices.append(.serviceCallEnded(id: id, .timedOut))
+        }
         switch phase {
         case .disconnected, .rejected:
             guard let reconnectAt, now >= reconnectAt else { return [] }
@@ -223,6 +276,11 @@ public struct HASession: Sendable {
 
     /// When `tick` next has something to do.
     public var nextDeadline: EpochTime? {
+        let call = pendingCalls.values.min().map { $0 + configuration.serviceCallTimeout }
+        return [protocolDeadline, call].compactMap { $0 }.min()
+    }
+
+    private var protocolDeadline: EpochTime? {
         switch phase {
         case .disconnected, .rejected: return reconnectAt
         case .connecting: return nil

@@ -67,6 +67,10 @@ public struct EntityMatcher: Sendable {
     /// Entities the registry gives to another integration whose ids happen
     /// to end like a printer field (a washer's `_remaining_time`).
     private var foreignLookAlikes: Set<String> = []
+    /// Printers' button entities found in the registry (by device) and in
+    /// the last snapshot (by name); `buttons` merges them.
+    private var registryButtons: PrinterButtons = [:]
+    private var namedButtons: PrinterButtons = [:]
     /// The integrations' own bus events, by HA event type.
     private let busEventsByType: [String: PrinterBusEvents]
 
@@ -205,6 +209,46 @@ public struct EntityMatcher: Sendable {
             if field == .status { knownPrinters[prefix] = profile }
             if let device = entry.deviceID { prefixByDevice[device] = prefix }
         }
+        registryButtons = [:]
+        for entry in entries where entry.entityID.hasPrefix("button.") {
+            guard let profile = profileIndex(platform: entry.platform),
+                let prefix = prefixByGroup[Self.group(entry)], !prefix.isEmpty
+            else { continue }
+            let (base, _) = Self.splitCopyNumber(Self.objectID(entry.entityID))
+            for (action, suffix) in profiles[profile].actionButtons where base.hasSuffix("_" + suffix) {
+                registryButtons[prefix, default: [:]][action] = entry.entityID
+            }
+        }
+    }
+
+    /// The button entity that does `action` for the printer `prefix`, if HA
+    /// has one: the registry's (the printer's own device), else the one
+    /// named after the printer in the last snapshot.
+    public func button(_ action: PrinterAction, printer prefix: String) -> String? {
+        registryButtons[prefix]?[action] ?? namedButtons[prefix]?[action]
+    }
+
+    /// Every printer's buttons, as `button(_:printer:)` finds them.
+    public var buttons: PrinterButtons {
+        namedButtons.merging(registryButtons) { named, registry in named.merging(registry) { $1 } }
+    }
+
+    /// The snapshot's button entities named after a known printer:
+    /// `button.<printer>_<suffix>`, or `button.<name>_<suffix>_2` for a
+    /// printer HA numbered (`<name>_2`).
+    private mutating func learnButtons(from states: [HAState]) {
+        namedButtons = [:]
+        let ids = Set(states.lazy.map(\.entityID).filter { $0.hasPrefix("button.") })
+        guard !ids.isEmpty else { return }
+        for (prefix, index) in knownPrinters {
+            let (base, copy) = Self.splitCopyNumber(prefix)
+            for (action, suffix) in profiles[index].actionButtons {
+                for id in ["button.\(prefix)_\(suffix)", "button.\(base)_\(suffix)\(copy)"] where ids.contains(id) {
+                    namedButtons[prefix, default: [:]][action] = id
+                    break
+                }
+            }
+        }
     }
 
     /// Learns the printers of a `get_states` snapshot before its entities are
@@ -225,6 +269,7 @@ public struct EntityMatcher: Sendable {
             learnedMatches[state.entityID] = EntityMatch(prefix: prefix, field: .status, profile: profiles[index])
             knownPrinters[prefix] = index
         }
+        learnButtons(from: states)
     }
 
     /// Records a printer whose status entity was just seen, so its siblings'

@@ -68,6 +68,10 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
     /// Whether what is known says why the printer paused well enough to
     /// tell the pause before `REASON_WINDOW` ends. Default: never.
     public var stageExplainsPause: @Sendable (PrinterSnapshot) -> Bool { specifics.stageExplainsPause }
+    /// The end of the object id of the button entity that does each action
+    /// (`pause_printing`: `button.<printer>_pause_printing`). None: the
+    /// integration has no such button.
+    public var actionButtons: [PrinterAction: String] { specifics.actionButtons }
 
     public init(
         name: String, title: String, entities: EntitySuffixMap, siblingsNeedStatus: Bool = true,
@@ -78,7 +82,8 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         readPrintError: @escaping @Sendable (HAState) -> PrintErrorReading = { _ in .noInformation },
         readPrinterErrors: @escaping @Sendable (HAState) -> [PrinterError]? = { _ in nil },
         stageReason: @escaping @Sendable (PrinterSnapshot, Catalog) -> String? = { _, _ in nil },
-        stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool = { _ in false }
+        stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool = { _ in false },
+        actionButtons: [PrinterAction: String] = [:]
     ) {
         self.name = name
         self.title = title
@@ -91,7 +96,8 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         self.zeroWhenNotPrinting = zeroWhenNotPrinting
         specifics = Specifics(
             busEvents: busEvents, cancelCode: cancelCode, errorNotation: errorNotation, readPrintError: readPrintError,
-            readPrinterErrors: readPrinterErrors, stageReason: stageReason, stageExplainsPause: stageExplainsPause)
+            readPrinterErrors: readPrinterErrors, stageReason: stageReason, stageExplainsPause: stageExplainsPause,
+            actionButtons: actionButtons)
     }
 
     /// The integration's own facts that no mapped printer changes; immutable,
@@ -104,13 +110,15 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         let readPrinterErrors: @Sendable (HAState) -> [PrinterError]?
         let stageReason: @Sendable (PrinterSnapshot, Catalog) -> String?
         let stageExplainsPause: @Sendable (PrinterSnapshot) -> Bool
+        let actionButtons: [PrinterAction: String]
 
         init(
             busEvents: PrinterBusEvents?, cancelCode: Int?, errorNotation: @escaping @Sendable (Int) -> String,
             readPrintError: @escaping @Sendable (HAState) -> PrintErrorReading,
             readPrinterErrors: @escaping @Sendable (HAState) -> [PrinterError]?,
             stageReason: @escaping @Sendable (PrinterSnapshot, Catalog) -> String?,
-            stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool
+            stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool,
+            actionButtons: [PrinterAction: String]
         ) {
             self.busEvents = busEvents
             self.cancelCode = cancelCode
@@ -119,6 +127,7 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
             self.readPrinterErrors = readPrinterErrors
             self.stageReason = stageReason
             self.stageExplainsPause = stageExplainsPause
+            self.actionButtons = actionButtons
         }
     }
 

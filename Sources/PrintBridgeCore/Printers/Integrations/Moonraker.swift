@@ -32,5 +32,7 @@ extension PrinterProfile {
             "complete": .complete,
             "cancelled": .cancelled,
             "error": .failed,
-        ], zeroWhenNotPrinting: true)
+        ], zeroWhenNotPrinting: true,
+        // button.py: "Pause Print", "Resume Print", "Cancel Print".
+        actionButtons: [.pause: "pause_print", .resume: "resume_print", .stop: "cancel_print"])
 }

@@ -36,5 +36,7 @@ extension PrinterProfile {
             // "Opening serial connection", "Detecting serial connection",
             // "Sending file to SD", "Transferring file to SD" and their ENUM values.
         ],
-        idleEndsPrint: true)
+        idleEndsPrint: true,
+        // button.py: "OctoPrint Pause Job", "… Resume Job", "… Stop Job".
+        actionButtons: [.pause: "pause_job", .resume: "resume_job", .stop: "stop_job"])
 }

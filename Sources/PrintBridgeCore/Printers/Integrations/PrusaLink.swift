@@ -34,5 +34,7 @@ extension PrinterProfile {
             "stopped": .cancelled, "cancelling": .cancelled,
             "error": .failed,
         ],
-        statusOptions: ["idle", "busy", "printing", "paused", "finished", "stopped", "error", "attention", "ready"])
+        statusOptions: ["idle", "busy", "printing", "paused", "finished", "stopped", "error", "attention", "ready"],
+        // button.py: translation keys pause_job, resume_job, cancel_job.
+        actionButtons: [.pause: "pause_job", .resume: "resume_job", .stop: "cancel_job"])
 }

@@ -79,7 +79,9 @@ extension PrinterProfile {
         failureMayBeCancel: true,
         busEvents: BambuLab.busEvents, cancelCode: BambuLab.cancelCode, errorNotation: BambuLab.notation,
         readPrintError: BambuLab.printError, readPrinterErrors: BambuLab.hmsErrors(_:),
-        stageReason: BambuLab.stageReason, stageExplainsPause: BambuLab.stageExplainsPause)
+        stageReason: BambuLab.stageReason, stageExplainsPause: BambuLab.stageExplainsPause,
+        // button.py: "Pause printing", "Resume printing", "Stop printing" (unique ids <serial>_pause …).
+        actionButtons: [.pause: "pause_printing", .resume: "resume_printing", .stop: "stop_printing"])
 }
 
 extension EntitySuffixMap {

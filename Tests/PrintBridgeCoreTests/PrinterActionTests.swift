@@ -1,0 +1,57 @@
+import Testing
+@testable import PrintBridgeCore
+
+/// Which printer actions fit which status, and which button entity does
+/// each for a printer (issue 31).
+@Suite struct PrinterActionTests {
+    @Test func eachActionFitsOnlyWhereThePrintersButtonIsAvailable() {
+        // ha-bambulab's button.py: pause while RUNNING, resume while PAUSE, stop in either.
+        let fitting: [PrinterAction: Set<PrintStatus>] = [
+            .pause: [.running], .resume: [.paused], .stop: [.running, .paused, .preparing],
+        ]
+        for action in PrinterAction.allCases {
+            for status in PrintStatus.allCases {
+                #expect((action.refusal(status: status) == nil) == fitting[action]!.contains(status), "\(action) when \(status)")
+            }
+            #expect(action.refusal(status: nil) != nil, "\(action) with no status known")
+        }
+        #expect(PrinterAction.resume.refusal(status: .running) == "Only a paused print can be resumed; it is running")
+    }
+
+    @Test func buttonsAreFoundByNameInTheSnapshotCopyNumbersIncluded() {
+        var matcher = EntityMatcher()
+        let states = [
+            HAState(entityID: "sensor.p1s_01p09c470200456_print_status", state: "running"),
+            HAState(entityID: "button.p1s_01p09c470200456_pause_printing", state: "unknown"),
+            HAState(entityID: "button.p1s_01p09c470200456_resume_printing", state: "unavailable"),
+            HAState(entityID: "button.p1s_01p09c470200456_stop_printing", state: "unknown"),
+            HAState(entityID: "sensor.octoprint_current_state", state: "Printing"),
+            HAState(entityID: "button.octoprint_pause_job", state: "unknown"),
+            HAState(entityID: "sensor.octoprint_current_state_2", state: "Printing"),
+            HAState(entityID: "button.octoprint_stop_job_2", state: "unknown"),
+            HAState(entityID: "button.kitchen_stop_job", state: "unknown"),
+        ]
+        matcher.learn(from: states)  // as the frame reader does with get_states
+        #expect(matcher.button(.pause, printer: "p1s_01p09c470200456") == "button.p1s_01p09c470200456_pause_printing")
+        #expect(matcher.button(.resume, printer: "p1s_01p09c470200456") == "button.p1s_01p09c470200456_resume_printing")
+        #expect(matcher.button(.stop, printer: "p1s_01p09c470200456") == "button.p1s_01p09c470200456_stop_printing")
+        #expect(matcher.button(.pause, printer: "octoprint") == "button.octoprint_pause_job")
+        #expect(matcher.button(.resume, printer: "octoprint") == nil, "HA has none: nothing guessed")
+        #expect(matcher.button(.stop, printer: "octoprint_2") == "button.octoprint_stop_job_2")
+        #expect(matcher.buttons.keys.sorted() == ["octoprint", "octoprint_2", "p1s_01p09c470200456"])
+    }
+
+    /// A renamed device's buttons are its own by the registry's device id.
+    @Test func theRegistryGivesAPrinterItsDevicesButtons() {
+        var matcher = EntityMatcher()
+        matcher.applyRegistry([
+            EntityRegistryEntry(entityID: "sensor.werkstatt_druckstatus", platform: "bambu_lab", translationKey: "print_status", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "button.werkstatt_pause_printing", platform: "bambu_lab", translationKey: "pause", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "button.werkstatt_stop_printing", platform: "bambu_lab", translationKey: "stop", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "button.other_pause_printing", platform: "bambu_lab", translationKey: "pause", deviceID: "d2"),
+        ])
+        #expect(matcher.button(.pause, printer: "werkstatt") == "button.werkstatt_pause_printing")
+        #expect(matcher.button(.stop, printer: "werkstatt") == "button.werkstatt_stop_printing")
+        #expect(matcher.button(.resume, printer: "werkstatt") == nil)
+    }
+}

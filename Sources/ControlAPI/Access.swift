@@ -38,6 +38,18 @@ enum Caller: Hashable, Sendable {
     }
 }
 
+extension Caller: CustomStringConvertible {
+    /// For the log: who asked, never the credential.
+    var description: String {
+        switch self {
+        case .stranger: "stranger"
+        case .trustedNetwork: "trusted network"
+        case .tokenHolder: "api token"
+        case .unguarded: "no auth"
+        }
+    }
+}
+
 /// How a refused caller is asked for a credential (a 401's `WWW-Authenticate`).
 enum AuthChallenge: Sendable, Hashable {
     /// The API's clients: a JSON error and `WWW-Authenticate: Bearer`.

@@ -20,6 +20,8 @@ public final class AgentMetrics: Sendable {
         var failedAttempts = 0
         /// The last pushes' ends, newest last, for the status page.
         var recentPushes: [RecentPush] = []
+        /// Printer actions asked through the API, by action and result.
+        var actions: [String: Int] = [:]
     }
 
     /// How many ended pushes the status page shows.
@@ -145,6 +147,11 @@ public final class AgentMetrics: Sendable {
 
     private var counts: SourceCounts { sources.withLock { $0 }() }
 
+    /// A printer action asked through the API and how it ended (pressed, refused, does_not_fit, …).
+    public func action(_ action: String, result: String) {
+        state.withLock { $0.actions["\(action) \(result)", default: 0] += 1 }
+    }
+
     /// A push's end: `outcome` delivered, rejected, expired, superseded or dry_run.
     public func push(_ push: Push, outcome: String, reason: String = "") {
         let key = PushKey(type: push.kind.rawValue, event: push.event.rawValue, outcome: outcome, reason: reason)
@@ -253,6 +260,12 @@ public final class AgentMetrics: Sendable {
                    [("", String(state.outboxOldest.map { max(0, Int(now - $0)) } ?? 0))])
             metric("printbridge_apns_token_renewals_total", "counter", "APNs provider tokens (JWT) made.",
                    [("", String(counts.tokenRenewals))])
+            metric("printbridge_printer_actions_total", "counter",
+                   "Printer actions (pause, resume, stop) asked through the API, by action and result.",
+                   state.actions.sorted { $0.key < $1.key }.map { key, count in
+                       let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
+                       return (label([("action", parts[0]), ("result", parts.count > 1 ? parts[1] : "")]), String(count))
+                   })
             metric("printbridge_printers", "gauge", "Printers being tracked.", [("", String(state.printers))])
             metric("printbridge_devices", "gauge", "Registered devices.", [("", String(state.devices))])
             metric("printbridge_last_event_age_seconds", "gauge", "Seconds since the last event from Home Assistant (-1: none yet).",

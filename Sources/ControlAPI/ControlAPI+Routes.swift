@@ -1,5 +1,6 @@
 extension ControlAPI {
-    typealias Handler = @Sendable (ControlAPI, RouteCall) throws -> HTTPResponse
+    /// A route's handler: its answer, or nil when it answers later through the reply.
+    typealias Handler = @Sendable (ControlAPI, RouteCall, HTTPReply) throws -> HTTPResponse?
 
     /// The API, one row a route: method, path (`:name` a parameter), who
     /// may call it, handler. docs/openapi.json documents exactly these rows
@@ -20,7 +21,29 @@ extension ControlAPI {
         Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },
         Route(.get, "/api/printers", .token) { api, _ in api.printerList() },
         Route(.get, "/api/printers/:prefix/history", .token) { api, call in try api.history(call["prefix"]) },
+        Route(.post, "/api/printers/:prefix/actions/:action", .token, answersLater: { api, call, reply in
+            api.action(call["prefix"], call["action"], call.request, reply: reply)
+        }),
     ]
 
     static let table = RouteTable(routes)
+}
+
+extension Route where Handler == ControlAPI.Handler {
+    /// A row whose handler answers at once.
+    init(
+        _ method: HTTPMethod, _ path: String, _ access: Access, challenge: AuthChallenge = .bearer,
+        _ handler: @escaping @Sendable (ControlAPI, RouteCall) throws -> HTTPResponse
+    ) {
+        let answersNow: ControlAPI.Handler = { api, call, _ in try handler(api, call) }
+        self.init(method, path, access, challenge: challenge, answersNow)
+    }
+
+    /// A row whose handler may answer later, through the reply.
+    init(
+        _ method: HTTPMethod, _ path: String, _ access: Access, challenge: AuthChallenge = .bearer,
+        answersLater handler: @escaping ControlAPI.Handler
+    ) {
+        self.init(method, path, access, challenge: challenge, handler as ControlAPI.Handler)
+    }
 }

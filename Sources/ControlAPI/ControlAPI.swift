@@ -1,5 +1,6 @@
 import DeviceStore
 import PrintBridgeCore
+import Synchronization
 
 /// The HTTP API the iOS app calls (the seed's paths and JSON field names),
 /// plus push-to-start tokens, the printers' state and a health check.
@@ -34,12 +35,23 @@ public struct ControlAPI: Sendable {
     let trustedNetworks: TrustedNetworks
     /// Told of every store failure behind a 500 (the request and the error), for the log.
     let storeFailed: @Sendable (String) -> Void
+    /// Presses printers' buttons in HA (`action`); nil without a link to HA.
+    let pressButton: ButtonPresser?
+    /// How many printer actions a caller may ask for, and how fast.
+    let actionLimiter: ActionLimiter
+    /// Told of every printer action asked for and how it ended, for the log.
+    let actionTaken: @Sendable (ActionReport) -> Void
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
         devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil,
-        trustedNetworks: TrustedNetworks = TrustedNetworks(), storeFailed: @escaping @Sendable (String) -> Void = { _ in }
+        trustedNetworks: TrustedNetworks = TrustedNetworks(), storeFailed: @escaping @Sendable (String) -> Void = { _ in },
+        pressButton: ButtonPresser? = nil, actionLimiter: ActionLimiter = ActionLimiter(),
+        actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }
     ) {
+        self.pressButton = pressButton
+        self.actionLimiter = actionLimiter
+        self.actionTaken = actionTaken
         self.storeFailed = storeFailed
         self.metrics = metrics
         self.trustedNetworks = trustedNetworks
@@ -55,12 +67,26 @@ public struct ControlAPI: Sendable {
     /// path or method the table lacks, every row of the path's first
     /// segment) does not admit.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let answer = Mutex<HTTPResponse?>(nil)
+        let given = Semaphore()
+        let reply = HTTPReply { response in
+            answer.withLock { $0 = response }
+            given.signal()
+        }
+        if let now = handle(request, reply: reply) { return now }
+        given.wait()
+        return answer.withLock { $0 }!
+    }
+
+    /// Answers one request, now (the response) or later (nil: the route's
+    /// handler answers through `reply`, which the server then writes).
+    public func handle(_ request: HTTPRequest, reply: HTTPReply) -> HTTPResponse? {
         let segments = request.path.split(separator: "/")
         switch Self.table.resolve(method: request.method, segments: segments) {
         case .found(let route, let parameters):
             guard caller(request).may(route.access) else { return unauthorized(route.challenge) }
             do {
-                return try route.handler(self, RouteCall(request: request, parameters: parameters))
+                return try route.handler(self, RouteCall(request: request, parameters: parameters), reply)
             } catch let error as Invalid {
                 return APIError.response(400, "Invalid request", details: error.details)
             } catch {

@@ -42,6 +42,9 @@ public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `listener` and `connections` are used only on the
     // server thread; `stopping` is behind a Mutex, `wakes` atomic; the rest is immutable.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    /// A handler that may answer later: nil now, and the answer through the
+    /// `HTTPReply` once it has one (from any thread).
+    public typealias DeferringHandler = @Sendable (HTTPRequest, HTTPReply) -> HTTPResponse?
 
     public struct Limits: Sendable {
         public var maximumHeaderBytes = 16 * 1024
@@ -50,6 +53,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var headerTimeout: Double = 5
         /// A connection that has not sent its whole request by then is answered 408 and closed.
         public var requestTimeout: Double = 10
+        /// A request whose handler answers later (`HTTPReply`) is answered
+        /// 504 when no answer has come by then.
+        public var replyTimeout: Double = 30
         /// Connections held at once (lowered to fit the descriptor limit).
         public var maximumConnections = 1024
         /// How long, and for how many bytes, a closing connection waits for
@@ -65,7 +71,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     public let port: Int
     private let listener: Int32
-    private let handler: Handler
+    private let handler: DeferringHandler
     private let limits: Limits
     private let stopping = Mutex(false)
     private var thread: NamedThread?
@@ -81,6 +87,8 @@ public final class HTTPServer: @unchecked Sendable {
         /// Set once the answer is written: the side is shut, input discarded.
         var lingeringUntil: Double?
         var discarded = 0
+        /// Its handler answers later (`HTTPReply`): since when, and the reply's number.
+        var awaiting: (since: Double, serial: UInt64)?
         init(descriptor: Int32, opened: Double, limits: Limits) {
             self.descriptor = descriptor
             self.opened = opened
@@ -88,8 +96,12 @@ public final class HTTPServer: @unchecked Sendable {
         }
 
         /// Still waiting for (the rest of) its request.
-        var isReceiving: Bool { output.isEmpty && lingeringUntil == nil }
+        var isReceiving: Bool { output.isEmpty && lingeringUntil == nil && awaiting == nil }
     }
+
+    /// Answers given later (`HTTPReply`), for the server thread to write.
+    private let replies = Mutex<[(serial: UInt64, response: HTTPResponse)]>([])
+    private let replySerials = Atomic<UInt64>(0)
 
     /// Connections served so far that were evicted or refused for capacity, or timed out.
     private let counters = Mutex((evicted: 0, refused: 0, timedOut: 0))
@@ -105,7 +117,12 @@ public final class HTTPServer: @unchecked Sendable {
     private var receiveBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 
     /// Listens on `host:port` (port 0: any free port; see `port`).
-    public init(host: String, port: Int, limits: Limits = .init(), handler: @escaping Handler) throws(StartError) {
+    public convenience init(host: String, port: Int, limits: Limits = .init(), handler: @escaping Handler) throws(StartError) {
+        try self.init(host: host, port: port, limits: limits, deferring: { request, _ in handler(request) })
+    }
+
+    /// Listens on `host:port`; `deferring` may answer a request later.
+    public init(host: String, port: Int, limits: Limits = .init(), deferring handler: @escaping DeferringHandler) throws(StartError) {
         self.handler = handler
         var limits = limits
         // Leave room for the agent's other descriptors (store, HA, APNs, logs).
@@ -182,17 +199,29 @@ public final class HTTPServer: @unchecked Sendable {
             var next = Double.infinity
             for (descriptor, connection) in connections {
                 let writing = !connection.output.isEmpty && connection.lingeringUntil == nil
-                fds.append(pollfd(fd: descriptor, events: Int16(writing ? POLLOUT : POLLIN), revents: 0))
+                // Awaiting its answer: only a hang-up or an error (always reported) matters.
+                let events = connection.awaiting != nil ? 0 : Int16(writing ? POLLOUT : POLLIN)
+                fds.append(pollfd(fd: descriptor, events: events, revents: 0))
                 next = min(next, deadline(of: connection))
             }
             _ = poll(&fds, nfds_t(fds.count), Self.pollTimeout(until: next, now: MonotonicClock.seconds()))
             wakes.add(1, ordering: .relaxed)
+            if fds[1].revents != 0 {
+                var sink = [UInt8](repeating: 0, count: 64)
+                while read(wakePipe.read, &sink, sink.count) > 0 {}
+            }
+            deliverReplies()
             for index in fds.indices.dropFirst(2) where fds[index].revents != 0 {
                 service(fds[index].fd)
             }
             if fds[0].revents != 0 { accept() }
             let now = MonotonicClock.seconds()
             for (descriptor, connection) in connections where now >= deadline(of: connection) {
+                if connection.awaiting != nil {
+                    connection.awaiting = nil
+                    connection.output = APIError.response(504, "No answer in time; try again").serialized()
+                    continue
+                }
                 if connection.isReceiving {
                     counters.withLock { $0.timedOut += 1 }
                     refuse(descriptor, APIError.response(408, "Request timed out"))
@@ -214,6 +243,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// or the end of its lingering.
     private func deadline(of connection: Connection) -> Double {
         if let until = connection.lingeringUntil { return until }
+        if let awaiting = connection.awaiting { return awaiting.since + limits.replyTimeout }
         guard connection.isReceiving else { return .infinity }  // its answer is being written
         return connection.opened + (connection.parser.hasHead ? limits.requestTimeout : limits.headerTimeout)
     }
@@ -280,6 +310,10 @@ public final class HTTPServer: @unchecked Sendable {
             if count <= 0 || connection.discarded > limits.lingerBytes { drop(descriptor) }
             return
         }
+        if connection.awaiting != nil {
+            // Hung up or failed while its answer was on the way.
+            return drop(descriptor)
+        }
         if !connection.output.isEmpty {
             let count = connection.output.withUnsafeBytes {
                 send(descriptor, $0.baseAddress! + connection.written, $0.count - connection.written, Int32(MSG_NOSIGNAL))
@@ -302,7 +336,68 @@ public final class HTTPServer: @unchecked Sendable {
             connection.output = response.serialized()
         case .complete(var request):
             request.peer = connection.peer
-            connection.output = handler(request).serialized()
+            let serial = replySerials.add(1, ordering: .relaxed).newValue
+            let reply = HTTPReply(server: self, serial: serial)
+            if let response = handler(request, reply) {
+                reply.answered()
+                connection.output = response.serialized()
+            } else {
+                connection.awaiting = (MonotonicClock.seconds(), serial)
+            }
         }
     }
+
+    /// An answer given later, from any thread: written by the server thread.
+    fileprivate func reply(_ response: HTTPResponse, serial: UInt64) {
+        replies.withLock { $0.append((serial, response)) }
+        var byte: UInt8 = 1
+        _ = write(wakePipe.write, &byte, 1)
+    }
+
+    private func deliverReplies() {
+        let ready = replies.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+        guard !ready.isEmpty else { return }
+        for (serial, response) in ready {
+            // The connection may be gone (hung up, timed out): the answer has no one to go to.
+            guard let connection = connections.values.first(where: { $0.awaiting?.serial == serial }) else { continue }
+            connection.awaiting = nil
+            connection.output = response.serialized()
+        }
+    }
+}
+
+/// Where a deferring handler gives its answer later, once, from any thread
+/// (a second answer is ignored). An answer after the reply timeout, or to
+/// a client that hung up, goes nowhere.
+public final class HTTPReply: Sendable {
+    private weak let server: HTTPServer?
+    private let serial: UInt64
+    private let done = Atomic(false)
+
+    private let sink: (@Sendable (HTTPResponse) -> Void)?
+
+    fileprivate init(server: HTTPServer, serial: UInt64) {
+        self.server = server
+        self.serial = serial
+        sink = nil
+    }
+
+    /// A reply for a handler run without a server (tests, `ControlAPI.handle`): answers go to `sink`.
+    init(sink: @escaping @Sendable (HTTPResponse) -> Void) {
+        server = nil
+        serial = 0
+        self.sink = sink
+    }
+
+    public func send(_ response: HTTPResponse) {
+        guard !done.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if let sink { return sink(response) }
+        server?.reply(response, serial: serial)
+    }
+
+    /// The handler answered at once.
+    fileprivate func answered() { done.store(true, ordering: .releasing) }
 }

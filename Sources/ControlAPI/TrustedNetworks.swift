@@ -75,6 +75,19 @@ public struct TrustedNetworks: Hashable, Sendable {
         return nil
     }
 
+    /// A 16-byte address as people write it: `192.0.2.1` for IPv4 (mapped), else IPv6's form.
+    static func text(_ address: [UInt8]) -> String {
+        guard address.count == 16 else { return "?" }
+        if address.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] {
+            return address.suffix(4).map(String.init).joined(separator: ".")
+        }
+        var v6 = in6_addr()
+        withUnsafeMutableBytes(of: &v6) { $0.copyBytes(from: address) }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return "?" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// A peer address from `accept` as 16 bytes; nil for anything but IPv4 and IPv6.
     static func address(_ storage: sockaddr_storage) -> [UInt8]? {
         var storage = storage

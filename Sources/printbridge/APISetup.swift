@@ -17,7 +17,8 @@ enum APISetup {
     /// and for an address it cannot listen on.
     static func server(
         settings: Settings, store: DeviceStore, apns: ControlAPI.APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot],
-        devicesChanged: @escaping @Sendable () -> Void, allowWithoutToken: Bool, logger: Logger, metrics: AgentMetrics
+        devicesChanged: @escaping @Sendable () -> Void, allowWithoutToken: Bool, logger: Logger, metrics: AgentMetrics,
+        pressButton: ButtonPresser? = nil
     ) throws
         -> HTTPServer?
     {
@@ -39,7 +40,8 @@ enum APISetup {
             store: store, apiToken: token, apns: apns,
             printers: printers, devicesChanged: devicesChanged, metrics: metrics,
             trustedNetworks: api.trustedNetworks,
-            storeFailed: { logger.error("the app's request failed in the device store", metadata: ["error": "\($0)"]) })
+            storeFailed: { logger.error("the app's request failed in the device store", metadata: ["error": "\($0)"]) },
+            pressButton: pressButton, actionTaken: PrinterActionSetup.log(logger))
         // systemd's default soft limit is 1,024 descriptors: take up to
         // 4,096 of the hard limit so the API can hold its 1,024 connections.
         var descriptors = rlimit()
@@ -48,7 +50,7 @@ enum APISetup {
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
         }
         do {
-            let server = try HTTPServer(host: host, port: port) { control.handle($0) }
+            let server = try HTTPServer(host: host, port: port) { control.handle($0, reply: $1) }
             let address = "\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
             logger.info("API listening", metadata: ["api.address": "\(address)", "api.port": .stringConvertible(server.port)])
             return server

@@ -98,7 +98,7 @@ struct RunCommand: AsyncParsableCommand {
             settings: settings, store: deviceStore,
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
-            allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics)
+            allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics, pressButton: PrinterActionSetup.presser(link))
         let signals: SignalService
         do { signals = try SignalService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox) } catch {
             throw CommandFailure.system("\(error)")

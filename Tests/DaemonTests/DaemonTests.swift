@@ -20,7 +20,7 @@ import Testing
             statsPath = NSTemporaryDirectory() + "printbridge-ha-\(UUID().uuidString.prefix(8)).json"
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/mock_ha.py").path
             mock = try MockProcess(script: script, arguments: [
-                "--events", DaemonTests.root + "/SampleEvents/" + events, "--token", DaemonTests.token, "--stats", statsPath,
+                "--events", events.hasPrefix("/") ? events : DaemonTests.root + "/SampleEvents/" + events, "--token", DaemonTests.token, "--stats", statsPath,
             ] + arguments)
             port = mock.port
         }

@@ -54,6 +54,9 @@ counts those state_changed events.
 --hold-reconnects FILE
                     after a drop, refuse WebSocket handshakes (HTTP 503, an HA
                     still down) until FILE exists (the test says HA is back)
+--refuse-services MESSAGE
+                    answer call_service (recorded in stats' service_calls) with
+                    HA's home_assistant_error and MESSAGE instead of success
 --supervisor-options FILE
                     also be the Supervisor an add-on talks to: answer
                     GET /addons/self/options/config with the add-on options
@@ -124,7 +127,7 @@ class MockHA:
         self.timeline_task = None
         self.coalesce = False
         self.stats = {"connections": 0, "auth_attempts": 0, "events_sent": 0, "drops": 0, "pings": 0,
-                      "coalesce_requested": 0, "largest_message": 0, "by_connection": {}}
+                      "coalesce_requested": 0, "largest_message": 0, "by_connection": {}, "service_calls": []}
         self.write_stats()
 
     def write_stats(self):
@@ -253,6 +256,20 @@ class MockHA:
                             self.timeline_task = asyncio.create_task(self.timeline())
                     else:
                         streamer = asyncio.create_task(self.stream(ws, rid, number))
+                elif kind == "call_service":
+                    # HA's answer to a call it ran: {"context": …} (websocket_api/commands.py,
+                    # handle_call_service); --refuse-services answers as HA does when the
+                    # service raises HomeAssistantError.
+                    self.stats["service_calls"].append({"domain": request.get("domain"), "service": request.get("service"),
+                                                        "target": request.get("target")})
+                    self.write_stats()
+                    if self.args.refuse_services:
+                        answer = {"id": rid, "type": "result", "success": False,
+                                  "error": {"code": "home_assistant_error", "message": self.args.refuse_services}}
+                    else:
+                        answer = {"id": rid, "type": "result", "success": True,
+                                  "result": {"context": {"id": "01JDMOCK0000000000000000", "parent_id": None, "user_id": "u"}}}
+                    await self.reply(ws, json.dumps(answer), subscription, number)
                 else:
                     await self.reply(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}),
                                      subscription, number)
@@ -447,6 +464,8 @@ def main():
     parser.add_argument("--drop-after", type=int, default=0)
     parser.add_argument("--skip-while-down", action="store_true")
     parser.add_argument("--interval", type=float, default=0.002)
+    parser.add_argument("--refuse-services", metavar="MESSAGE",
+                        help="answer every call_service with HA's home_assistant_error and this message")
     parser.add_argument("--stats")
     parser.add_argument("--big-snapshot", type=float, default=0)
     parser.add_argument("--fragment", action="store_true")

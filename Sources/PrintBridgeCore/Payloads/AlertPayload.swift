@@ -22,9 +22,12 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         /// for a quiet note that replaces an earlier alert; nil otherwise
         /// (iOS's `active`).
         public var interruptionLevel: String?
+        /// The notification category the app registered with the buttons
+        /// that fit (`NotificationCategory`); nil: no buttons.
+        public var category: String?
 
         enum CodingKeys: String, CodingKey {
-            case alert, sound
+            case alert, sound, category
             case threadID = "thread-id"
             case interruptionLevel = "interruption-level"
         }
@@ -146,7 +149,7 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         // A quiet note replaces an alert without a sound (iOS: `passive`).
         aps = APS(
             alert: .init(title: title, body: body), sound: level == "passive" ? nil : "default", threadID: prefix,
-            interruptionLevel: level)
+            interruptionLevel: level, category: NotificationCategory(event: event, status: status)?.rawValue)
         printerState = PrinterState(
             type: type, prefix: prefix, progress: milestone ?? progress, status: status.rawValue,
             filename: fileName, reason: reason)

@@ -153,8 +153,24 @@ class Server:
             return 400, "BadPayload" if False else "PayloadEmpty" if not body else "BadPayload"
         if not isinstance(payload, dict) or not isinstance(payload.get("aps"), dict):
             return 400, "PayloadEmpty"
+        aps = payload["aps"]
+        # Apple's payload key reference ("Generating a remote notification"): the
+        # types iOS reads; a wrong one is our bug, so the mock refuses it.
+        if "category" in aps and not isinstance(aps["category"], str):
+            return 400, "BadPayload"
+        for flag in ("mutable-content", "content-available"):
+            if flag in aps and (not isinstance(aps[flag], int) or isinstance(aps[flag], bool) or aps[flag] != 1):
+                return 400, "BadPayload"
+        if "thread-id" in aps and not isinstance(aps["thread-id"], str):
+            return 400, "BadPayload"
+        if aps.get("interruption-level", "active") not in ("passive", "active", "time-sensitive", "critical"):
+            return 400, "BadPayload"
+        if push_type == "background":
+            # "Pushing background updates to your app": priority 5 ("Using
+            # priority 10 is an error"), and no alert, sound or badge.
+            if priority != "5" or set(aps) - {"content-available"}:
+                return 400, "BadPriority" if priority != "5" else "BadPayload"
         if push_type == "liveactivity":
-            aps = payload["aps"]
             if not isinstance(aps.get("timestamp"), int) or aps.get("event") not in ("start", "update", "end"):
                 return 400, "BadPayload"
             if not isinstance(aps.get("content-state"), dict):

@@ -20,6 +20,7 @@ extension ControlAPI {
         Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },
         Route(.get, "/api/printers", .token) { api, _ in api.printerList() },
         Route(.get, "/api/printers/:prefix/history", .token) { api, call in try api.history(call["prefix"]) },
+        Route(.get, "/api/notifications", .token) { api, call in try api.notifications(call.request) },
     ]
 
     static let table = RouteTable(routes)

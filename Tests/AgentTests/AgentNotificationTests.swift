@@ -64,6 +64,22 @@ import Testing
         #expect(try await history(dry).map(\.outcome) == [.delivered])
     }
 
+    @Test func anAlertKeptPastItsExpiryAcrossARestartIsExpired() async throws {
+        let first = try AgentHarness()
+        first.sender.hold()
+        try await withAgent(first) { h, run in
+            await h.startPrintAndLetItSettle()
+            try await h.stopAndLetTheGraceRunOut(run)
+        }
+        first.sender.release()
+        // The next start is a day later: an alert's apns-expiration (24 h) has passed.
+        let second = try AgentHarness(reusing: first)
+        second.clock.advance(by: 86400)
+        try await withAgent(second) { _, _ in }
+        #expect(second.sender.pushes.isEmpty)
+        #expect(try await history(second).map(\.outcome) == [.expired])
+    }
+
     @Test func withARetentionOfNoDaysNothingIsRecorded() async throws {
         let h = try AgentHarness(notificationRetention: 0)
         try await withAgent(h) { h, _ in

@@ -187,7 +187,9 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
 
     private func carryOut(_ actions: Outbox.Actions, answer: (sequence: Int, outcome: PushOutcome)? = nil) {
         if !actions.settled.isEmpty {
-            agent.store.commit(settled: actions.settled.map(\.entry.sequence))
+            // A settled alert's outcome goes to the phone's history with it.
+            agent.store.commit(
+                settled: actions.settled.map(\.entry.sequence), outcomes: actions.settled.compactMap(SentNotification.Settled.init))
             for settled in actions.settled { report(settled, answer: answer) }
         }
         for entry in actions.send { send(entry) }

@@ -17,11 +17,17 @@ public final class AgentStore: Sendable {
     public let store: DeviceStore
     private let logger: Logger
     private let queue = WorkQueue()
+    /// Seconds the alerts sent are kept for the phones' history
+    /// (NOTIFICATION_HISTORY_DAYS); 0: none is recorded.
+    public let notificationRetention: Double
 
     /// Throws when its thread cannot be started.
-    public init(_ store: DeviceStore, logger: Logger) throws(NamedThread.StartError) {
+    public init(
+        _ store: DeviceStore, logger: Logger, notificationRetention: Double = 30 * 86400
+    ) throws(NamedThread.StartError) {
         self.store = store
         self.logger = logger
+        self.notificationRetention = max(0, notificationRetention)
         try queue.start(named: "pb-store")
     }
 
@@ -47,9 +53,12 @@ public final class AgentStore: Sendable {
         public var dataVersion: Int
     }
 
+    /// What the agent starts from, after the notifications past their
+    /// retention are forgotten.
     public func start() async throws -> Start {
-        try await read { store in
-            Start(
+        try await read { [notificationRetention] store in
+            try store.pruneNotifications(keeping: notificationRetention)
+            return Start(
                 devices: try store.devicesAndActivities(), printers: try store.notificationStates(),
                 watchingSince: try store.watchingSince(), outbox: try store.outbox(), dataVersion: try store.dataVersion())
         }
@@ -63,17 +72,24 @@ public final class AgentStore: Sendable {
     }
 
     /// Queues one change: printers' states, ended prints, ended activities'
-    /// token removals, new outbox entries and settled ones. A failed write
-    /// is logged with the store's path.
+    /// token removals, new outbox entries and settled ones. The alerts among
+    /// the new entries are recorded for the phones' history (their payloads
+    /// read on the store's thread), and `outcomes` written to theirs. A
+    /// failed write is logged with the store's path.
     public func commit(
         states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
-        endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = []
+        endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = [],
+        outcomes: [SentNotification.Settled] = []
     ) {
         guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
+            || !outcomes.isEmpty
         else { return }
-        write("could not write to the device store") { store in
+        write("could not write to the device store") { [notificationRetention] store in
+            let notifications = notificationRetention > 0 ? enqueue.compactMap { SentNotification(sent: $0.push) } : []
             try store.commit(
-                states: states, prints: prints, endedActivities: endedActivities, enqueue: enqueue, settled: settled)
+                states: states, prints: prints, endedActivities: endedActivities, enqueue: enqueue, settled: settled,
+                notifications: notifications, outcomes: notificationRetention > 0 ? outcomes : [],
+                keepNotifications: notificationRetention)
         }
     }
 

@@ -44,6 +44,8 @@ public enum SettingCatalog {
         .init("APNS_RETRY_MAX", .delivery, "seconds at most between retries of pushes APNs has not answered (30)"),
         .init("DRY_RUN", .delivery,
               "true: print the pushes instead of sending them (as --dry-run), e.g. before the APNs key exists"),
+        .init("NOTIFICATION_HISTORY_DAYS", .delivery,
+              "days the alerts sent to each phone are kept for the app's history (30; 0: keep none)"),
         .init("STATE_DIR", .state, "where the device store lives"),
         .init("LOG_FORMAT", .log, "json or text"),
         .init("LOG_LEVEL", .log, "trace, debug, info, notice, warning, error, critical"),

@@ -4,7 +4,7 @@ import PrintBridgeLogging
 
 /// The settings of the agent itself: delivery, logs, state, the planner.
 extension Settings {
-    /// How pushes go out and how health is judged.
+    /// How pushes go out, how long what was sent is kept, and how health is judged.
     public struct Delivery: Sendable {
         /// DRY_RUN: print the pushes instead of sending them.
         public let dryRun: Bool
@@ -12,11 +12,30 @@ extension Settings {
         public let retryMaximum: Double
         /// HEALTH_HA_GRACE: seconds HA may be away before /healthz is 503.
         public let healthGrace: Double
+        /// NOTIFICATION_HISTORY_DAYS: days the alerts sent to each phone are
+        /// kept for the app's history (30); 0: none is recorded.
+        public let notificationHistoryDays: Int
+
+        /// The longest NOTIFICATION_HISTORY_DAYS: ten years.
+        public static let notificationHistoryDaysLimit = 3650
+
+        /// NOTIFICATION_HISTORY_DAYS in seconds.
+        public var notificationRetention: Double { Double(notificationHistoryDays) * 86400 }
 
         init(_ reader: inout SettingReader) {
             retryMaximum = reader.positiveNumber("APNS_RETRY_MAX", .delivery) ?? 30
             dryRun = reader.flag("DRY_RUN", .delivery) ?? false
             healthGrace = reader.positiveNumber("HEALTH_HA_GRACE", .delivery) ?? 60
+            var days = 30
+            if let text = reader.text("NOTIFICATION_HISTORY_DAYS") {
+                if let value = Int(text.trimmingWhitespace), (0...Self.notificationHistoryDaysLimit).contains(value) {
+                    days = value
+                } else {
+                    reader.problem(.delivery, "NOTIFICATION_HISTORY_DAYS", "NOTIFICATION_HISTORY_DAYS must be a whole "
+                        + "number of days from 0 (keep none) to \(Self.notificationHistoryDaysLimit)")
+                }
+            }
+            notificationHistoryDays = days
         }
     }
 

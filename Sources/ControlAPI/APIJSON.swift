@@ -1,7 +1,8 @@
 import PrintBridgeCore
 
-/// The JSON the API (and `printbridge history --format json`) writes for
-/// printers and prints, keys in a fixed order for people reading it.
+/// The JSON the API (and `printbridge history` and `notifications` with
+/// `--format json`) writes for printers, prints and sent alerts, keys in a
+/// fixed order for people reading it.
 public enum APIJSON {
     /// The printers as GET /api/printers shows them.
     public static func printers(_ printers: [PrinterSnapshot]) -> String {
@@ -36,6 +37,22 @@ public enum APIJSON {
             ("progress", record.progress.map { JSONText.encode(.number(($0 * 100).rounded() / 100)) } ?? "null"),
             ("currentLayer", record.currentLayer.map(String.init) ?? "null"),
             ("totalLayers", record.totalLayers.map(String.init) ?? "null"),
+        ])
+    }
+
+    /// One alert of a phone's notification history (GET /api/notifications,
+    /// `printbridge notifications --format json`).
+    public static func notification(_ sent: SentNotification) -> String {
+        JSONText.object([
+            ("id", String(sent.id)),
+            ("time", JSONText.quoted(ISO8601.format(sent.createdAt))),
+            ("printer", JSONText.quoted(sent.printer)),
+            ("kind", JSONText.quoted(sent.event.rawValue)),
+            ("title", JSONText.quoted(sent.title)),
+            ("body", JSONText.quoted(sent.body)),
+            ("reason", optional(sent.reason)),
+            ("outcome", JSONText.quoted(sent.outcome.rawValue)),
+            ("snapshot", optional(sent.snapshot)),
         ])
     }
 

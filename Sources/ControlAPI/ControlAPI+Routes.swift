@@ -24,6 +24,7 @@ extension ControlAPI {
         Route(.post, "/api/printers/:prefix/actions/:action", .token, answersLater: { api, call, reply in
             api.action(call["prefix"], call["action"], call.request, reply: reply)
         }),
+        Route(.get, "/api/notifications", .token) { api, call in try api.notifications(call.request) },
     ]
 
     static let table = RouteTable(routes)

@@ -3,15 +3,21 @@ public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string, percent-decoding not applied.
     public var path: String
+    /// What follows the path's `?`, as sent ("" without one).
+    public var query: String
     /// Lower-cased header names.
     public var headers: [String: String]
     public var body: [UInt8]
     /// The client's address (16 bytes, IPv4 as IPv4-mapped IPv6), when known.
     public var peer: [UInt8]?
 
-    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], peer: [UInt8]? = nil) {
+    public init(
+        method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = [],
+        peer: [UInt8]? = nil
+    ) {
         self.method = method
         self.path = path
+        self.query = query
         self.headers = headers
         self.body = body
         self.peer = peer

@@ -17,6 +17,7 @@ struct HTTPRequestParser {
     private struct Head {
         var method: String
         var path: String
+        var query: String
         var headers: [String: String]
         var bodyStart: Int
         var length: Int
@@ -64,7 +65,7 @@ struct HTTPRequestParser {
         let body = Array(bytes[head.bodyStart..<(head.bodyStart + head.length)])
         bytes = []
         finished = true
-        return .complete(HTTPRequest(method: head.method, path: head.path, headers: head.headers, body: body))
+        return .complete(HTTPRequest(method: head.method, path: head.path, query: head.query, headers: head.headers, body: body))
     }
 
     /// Convenience for a whole request at once.
@@ -133,9 +134,13 @@ struct HTTPRequestParser {
             else { return refuse("Invalid Content-Length") }
             length = value
         }
-        var path = String(requestLine[1])
-        if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
-        return .success(Head(method: String(requestLine[0]), path: path, headers: headers, bodyStart: 0, length: length))
+        var path = String(requestLine[1]), query = ""
+        if let mark = path.firstIndex(of: "?") {
+            query = String(path[path.index(after: mark)...])
+            path = String(path[..<mark])
+        }
+        return .success(Head(
+            method: String(requestLine[0]), path: path, query: query, headers: headers, bodyStart: 0, length: length))
     }
 
     /// RFC 9110 token characters (method and header names).

@@ -32,12 +32,18 @@ extension DeviceStore {
 
     /// One change, in one transaction: the printers' new memory, the prints
     /// that ended, the ended activities' tokens removed, the pushes it made
-    /// queued, and the pushes APNs has settled since taken out.
+    /// queued, and the pushes APNs has settled since taken out; with them
+    /// the alerts sent recorded for the phones' history (and what was made
+    /// more than `keepNotifications` seconds ago forgotten), and settled
+    /// alerts' outcomes written.
     public func commit(
         states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
-        endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = []
+        endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = [],
+        notifications: [SentNotification] = [], outcomes: [SentNotification.Settled] = [],
+        keepNotifications: Double? = nil
     ) throws(Error) {
         guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
+            || !notifications.isEmpty || !outcomes.isEmpty
         else { return }
         try run { () throws(SQLiteDatabase.Error) in
             try database.transaction { () throws(SQLiteDatabase.Error) in
@@ -63,6 +69,7 @@ extension DeviceStore {
                 for sequence in settled {
                     try database.query("DELETE FROM outbox WHERE sequence = ?", [.integer(sequence)])
                 }
+                try writeNotifications(notifications, settled: outcomes, keep: keepNotifications)
             }
         }
     }

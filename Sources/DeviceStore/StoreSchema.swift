@@ -125,5 +125,26 @@ enum StoreSchema {
         ALTER TABLE printer_state ADD COLUMN offline_due REAL;
         ALTER TABLE printer_state ADD COLUMN offline_told_to TEXT;
         """,
+        // 8: the alerts sent to each phone, for the app's history: what it
+        // read (title and body in its language), and what became of it
+        // (pending until APNs's answer or the push's expiry settles it).
+        // `apns_id` finds the row when the outbox settles its push;
+        // `snapshot` is the picture's link, once alerts carry one.
+        """
+        CREATE TABLE notifications (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+            printer_prefix TEXT NOT NULL,
+            event TEXT NOT NULL,
+            title TEXT NOT NULL,
+            body TEXT NOT NULL,
+            reason TEXT,
+            created_at REAL NOT NULL,
+            outcome TEXT NOT NULL DEFAULT 'pending',
+            apns_id TEXT NOT NULL UNIQUE,
+            snapshot TEXT
+        );
+        CREATE INDEX notifications_by_device ON notifications (device_id, created_at DESC, id DESC);
+        """,
     ]
 }

@@ -86,7 +86,10 @@ struct RunCommand: AsyncParsableCommand {
         }
         let printers = Mutex<[PrinterSnapshot]>([])
         let agentStore: AgentStore
-        do { agentStore = try AgentStore(deviceStore, logger: logger) } catch {
+        do {
+            agentStore = try AgentStore(
+                deviceStore, logger: logger, notificationRetention: settings.delivery.notificationRetention)
+        } catch {
             throw CommandFailure.system("\(error)")
         }
         let agent = Agent(

@@ -84,6 +84,22 @@ import Testing
             == "API_LISTEN: localhost is not an IP address to listen on (for localhost write 127.0.0.1:3000)")
     }
 
+    /// How long the phones' notification history is kept: 30 days unless
+    /// said, 0 for none, whole days only.
+    @Test func theNotificationHistoryIsKeptForWholeDays() throws {
+        #expect(try Self.settings().delivery.notificationHistoryDays == 30)
+        let file = try Self.settings(file: "notification_history_days: 7\n")
+        #expect(file.delivery.notificationHistoryDays == 7 && file.delivery.notificationRetention == 7 * 86400)
+        #expect(try Self.settings(environment: ["NOTIFICATION_HISTORY_DAYS": "0"]).delivery.notificationRetention == 0)
+        for bad in ["-1", "1.5", "a month", "3651"] {
+            let settings = try Self.settings(environment: ["NOTIFICATION_HISTORY_DAYS": bad])
+            #expect(settings.problems(in: [.delivery]).map(\.message) == [
+                "NOTIFICATION_HISTORY_DAYS must be a whole number of days from 0 (keep none) to 3650",
+            ], "\(bad)")
+            #expect(settings.delivery.notificationHistoryDays == 30)
+        }
+    }
+
     /// A value from the file is named by its key and line; one from the
     /// environment keeps its variable's name.
     @Test func problemsNameTheFilesKeyAndLine() throws {

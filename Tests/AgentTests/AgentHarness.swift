@@ -269,7 +269,7 @@ final class AgentHarness: Sendable {
 
     init(
         sender: RecordingSender = RecordingSender(), planner: PlannerConfiguration = .init(), phones: [String] = [phone],
-        directory: String? = nil
+        directory: String? = nil, notificationRetention: Double = 30 * 86400
     ) throws {
         self.sender = sender
         ownsDirectory = directory == nil
@@ -285,7 +285,7 @@ final class AgentHarness: Sendable {
         let logs = logs, handled = handled, calls = calls
         var logger = Logger(label: "agent-test") { _ in logs }
         logger.logLevel = .trace
-        agentStore = try AgentStore(store, logger: logger)
+        agentStore = try AgentStore(store, logger: logger, notificationRetention: notificationRetention)
         agent = Agent(
             linkEvents: stream, sender: sender, store: agentStore, clock: clock, planner: planner,
             metrics: metrics, logger: logger, configuration: .init(endpoint: try HAEndpoint(url: "http://127.0.0.1:8123")),

@@ -160,4 +160,46 @@ import Testing
         let none = try CommandRunner.run(["history", "p1s_nothing"], environment: ["STATE_DIR": agent.stateDirectory])
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no prints recorded for p1s_nothing"))
     }
+
+    /// The alerts a phone was sent, from the running agent's API and, with
+    /// the daemon stopped, from `printbridge notifications`.
+    @Test func theAlertsSentThroughTheAPIAndTheCommand() async throws {
+        let (agent, port, ha) = try await agentAfterAPrint()
+        let devices = try #require(
+            try await call(port, "GET", "/api/devices/by-printer/\(Self.x1c)").json["devices"] as? [[String: Any]])
+        // The devices file's phone: every alert of the print.
+        let phone = try #require(devices.first { ($0["apns_token"] as? String)?.hasPrefix("ababab") == true }?["id"] as? String)
+        let reply = try await call(port, "GET", "/api/notifications?device=\(phone)")
+        #expect(reply.status == 200, "\(reply.text)")
+        let items = try #require(reply.json["notifications"] as? [[String: Any]])
+        #expect(items.map { $0["kind"] as? String } == ["complete", "milestone", "milestone", "milestone", "started"])
+        #expect(items.allSatisfy { $0["outcome"] as? String == "delivered" && $0["printer"] as? String == Self.x1c })
+        #expect(items.first?["title"] as? String == "Print Complete! 🎉")
+        #expect((items.first?["body"] as? String)?.contains("benchy_v2") == true)
+        let paged = try await call(port, "GET", "/api/notifications?device=\(phone)&limit=2")
+        #expect((paged.json["notifications"] as? [Any])?.count == 2 && paged.json["next"] is String)
+        #expect(try await call(port, "GET", "/api/notifications").status == 400)
+        #expect(try await call(port, "GET", "/api/notifications?device=nobody").status == 404)
+        #expect(agent.stop() == 0)
+        _ = ha
+
+        let environment = ["STATE_DIR": agent.stateDirectory]
+        let json = try CommandRunner.run(["notifications", "--device", phone, "--json"], environment: environment)
+        #expect(json.status == 0, "\(json.stderr)")
+        let lines = try json.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(lines.map { $0["id"] as? Int } == items.map { $0["id"] as? Int }, "the API's list")
+        let text = try CommandRunner.run(["notifications", "--device", phone, "--limit", "1"], environment: environment)
+        #expect(text.status == 0)
+        let line = text.stdout.split(separator: "\n")
+        #expect(line.count == 1 && line.first?.contains("\(Self.x1c)  complete  delivered  Print Complete! 🎉 — ") == true,
+                "\(text.stdout)")
+        let everyone = try CommandRunner.run(["notifications", "--printer", Self.x1c], environment: environment)
+        #expect(everyone.stdout.contains("phone \(phone) (token ababab"), "\(everyone.stdout)")
+        let unknown = try CommandRunner.run(["notifications", "--device", "nobody"], environment: environment)
+        #expect(unknown.status == 66 && unknown.stderr.contains("no device nobody"))
+        let none = try CommandRunner.run(["notifications", "--printer", "p1s_nothing"], environment: environment)
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no alerts recorded for p1s_nothing"))
+    }
 }

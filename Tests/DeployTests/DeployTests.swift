@@ -159,7 +159,7 @@ import Testing
 @Suite struct CommandHelpTests {
     static let commands = [
         ["run"], ["replay"], ["record"], ["send-test"], ["check-config"],
-        ["devices"], ["devices", "list"], ["devices", "add"], ["devices", "remove"], ["devices", "prefs"], ["history"], ["health"],
+        ["devices"], ["devices", "list"], ["devices", "add"], ["devices", "remove"], ["devices", "prefs"], ["history"], ["notifications"], ["health"],
     ]
 
     @Test(arguments: commands)

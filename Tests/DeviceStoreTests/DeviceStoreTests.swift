@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 7)
+        #expect(store.schemaVersion == 8)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 7)
+        #expect(try temp.open().schemaVersion == 8)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -206,11 +206,42 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE printer_state DROP COLUMN silent_since;
             ALTER TABLE printer_state DROP COLUMN offline_due;
             ALTER TABLE printer_state DROP COLUMN offline_told_to;
+            DROP TABLE notifications;
             PRAGMA user_version = 6;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 7)
+        #expect(store.schemaVersion == 8)
         #expect(try store.notificationStates() == states)
+    }
+
+    /// A store written before the notification history (schema 7) opens
+    /// with its phones, printers' memory and outbox kept, and an empty
+    /// history that records from then on.
+    @Test func aSchema7StoreIsUpgradedInPlace() throws {
+        let temp = TemporaryStore()
+        let states = ["x1c": PrinterNotificationState(lastStatus: .running, printID: "x1c-1795165200", milestonesSent: [25])]
+        let device: String
+        do {
+            let store = try temp.open()
+            device = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: "X1C").deviceID
+            try store.commit(states: states)
+        }
+        let path = temp.directory + "/printbridge.sqlite3"
+        #expect(sqliteExecute(path, """
+            DROP INDEX notifications_by_device;
+            DROP TABLE notifications;
+            PRAGMA user_version = 7;
+            """))
+        let store = try temp.open()
+        #expect(store.schemaVersion == 8)
+        #expect(try store.notificationStates() == states)
+        #expect(try store.devices().map(\.id) == [device])
+        #expect(try store.notifications(device: device, limit: 50).notifications.isEmpty)
+        let sent = SentNotification(
+            deviceID: device, printer: "x1c", event: .milestone, title: "50% Complete", body: "benchy.3mf on X1C",
+            createdAt: EpochTime(seconds: 1_795_165_300), apnsID: "m-50")
+        try store.commit(notifications: [sent])
+        #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == ["50% Complete"])
     }
 
     @Test func oneConnectionSavesAgainAndAgainWithItsReusedStatements() throws {

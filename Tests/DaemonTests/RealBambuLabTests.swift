@@ -490,11 +490,12 @@ import Glibc
     /// with what the mock APNs received live: the same pushes in the same order, each at the same offset from
     /// HA's `failed` status (live: when the mock APNs received it; replay: the push's `at`).
     ///
-    /// Tolerance 60 ms: replay runs on HA's time_fired, the live agent on its own clock when an event reached
-    /// it, so each live offset is the replay's plus HA → WebSocket → agent → HTTP/2 → mock APNs, a few ms on
-    /// an idle machine (measured: see the printed differences); the held verdicts (START_SETTLE, the failure's
-    /// 0.8 s) run on that same agent clock, so they add nothing. 60 ms leaves room for a loaded CI machine
-    /// while a push moved by a whole hold (0.8 s, 2 s, 5 s) or a timer tick is still caught.
+    /// Each live offset is the replay's plus the path HA → WebSocket → agent → HTTP/2 → mock APNs (replay
+    /// runs on HA's time_fired, the live agent on its own clock when an event reached it; the held verdicts,
+    /// START_SETTLE and the failure's 0.8 s, run on that same clock and add nothing). That path is a few ms
+    /// on an idle machine (see the printed differences) and was 62–83 ms with two CPU hogs beside the suite
+    /// (issue 35's runs): so a live push may come up to 250 ms after its replayed time and never before it,
+    /// which still catches a push moved by a whole hold (0.8 s, 2 s, 5 s) or told early.
     func checkReplayMatchesLive(capture: String, failedAt: Date?, live: [Push], activityToken: String) throws {
         let failedAt = try #require(failedAt, "no failed status in the failure's recording")
         let devices = NSTemporaryDirectory() + "printbridge-bambu-replay-devices-\(UUID().uuidString.prefix(8)).json"
@@ -524,7 +525,7 @@ import Glibc
         #expect(replayed.contains { $0.key == "alert print_failed" && abs($0.offset - 0.8) < 0.001 },
                 "replay: Print Failed 0.8 s after HA's failed")
         for (replay, live) in zip(replayed, lived) {
-            #expect(abs(live.offset - replay.offset) < 0.06,
+            #expect(live.offset - replay.offset > -0.005 && live.offset - replay.offset < 0.25,
                     "\(replay.key): live \(live.offset) s, replay \(replay.offset) s from HA's failed")
         }
     }

@@ -57,6 +57,13 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        // `printbridge pair`: the QR code and its PNG.
+        .systemLibrary(
+            name: "CQRencode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
 
         // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcExtras"),
@@ -128,7 +135,7 @@ let package = Package(
             ]),
 
         // Pairing the app: the server URL and API token as a QR code (terminal and PNG).
-        .target(name: "Pairing"),
+        .target(name: "Pairing", dependencies: ["CQRencode", "CZlib"]),
 
         // Recorded-event files: reading, replaying through the core, printing pushes.
         .target(name: "EventReplay", dependencies: ["PrintBridgeCore"]),

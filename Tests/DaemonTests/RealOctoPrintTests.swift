@@ -14,8 +14,11 @@ import Testing
 /// - HA restarts while octoprint_2 and octoprint_3 print;
 /// - octoprint: a print (begun once HA is back) paused right after a
 ///   milestone, so that one HA poll shows both (Printing 16 % -> Paused
-///   27 %), resumed, completed, and its bed cooling ("Ready to Remove");
-/// - octoprint_2: a print cancelled; then a print during which OctoPrint is
+///   27 %), resumed with the app's Resume button (the agent's API pressing
+///   HA's own `button.octoprint_resume_job`), completed, and its bed
+///   cooling ("Ready to Remove");
+/// - octoprint_2: a print stopped with the app's Stop button
+///   (`button.octoprint_stop_job_2`); then a print during which OctoPrint is
 ///   stopped, and started again without the print (Operational, no job);
 /// - octoprint_3: reached through a forwarder whose "network" drops mid-print
 ///   while OctoPrint goes on printing, and comes back before the print ends.
@@ -190,6 +193,17 @@ import Testing
         }
         var marks: [String: Double] = [:]
         func mark(_ name: String) { marks[name] = Date().timeIntervalSince1970 }
+        // issue 31: the app's buttons, through the agent's API to HA's own OctoPrint buttons.
+        var actions: [String: (status: String, body: String)] = [:]
+        func press(_ action: String, _ number: String) {
+            let result = try? CommandRunner.execute("/usr/bin/env", [
+                "curl", "-s", "-w", "\n%{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(DaemonTests.apiToken)",
+                "http://127.0.0.1:\(apiPort)/api/printers/\(prefix[number]!)/actions/\(action)",
+            ], directory: NSTemporaryDirectory())
+            let lines = (result?.stdout ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+            actions["\(action) \(number)"] = (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+            mark("\(action) \(number)")
+        }
         var haBack = false
 
         let began = Date()
@@ -207,7 +221,7 @@ import Testing
                  action: { chain.send("pause-with-milestone 1") }),
             Step(name: "paused told", ready: {
                 told("1", "paused") == 1 || since(20, chain.ha("1")["state"] as? String == "Paused" ? chain.ha("1")["since"] as? Double : nil)
-            }, action: { chain.send("resume 1") }),
+            }, action: { press("resume", "1") }),
             Step(name: "complete told", ready: {
                 told("1", "complete") == 1 || (chain.haShows("1", "Operational") ?? 0) > 20
             }, action: { mark("1 complete") }),
@@ -215,9 +229,9 @@ import Testing
         ])
         let lane2 = Lane("octoprint_2", [
             Step(name: "print", ready: { true }, action: { chain.send("print 2 part_b.gcode") }),
-            Step(name: "cancel", ready: { haBack }, action: { chain.send("cancel 2") }),
+            Step(name: "cancel", ready: { haBack }, action: { press("stop", "2") }),
             Step(name: "cancel told", ready: {
-                chain.done.contains("cancel 2")
+                marks["stop 2"] != nil
                     && (told("2", "cancelled") + told("2", "failed") + told("2", "complete") > 0 || (chain.haShows("2", "Operational") ?? 0) > 20)
             }, action: { chain.send("print 2 part_b.gcode") }),
             Step(name: "second start told", ready: {
@@ -316,6 +330,15 @@ import Testing
         // HA restarted once: one connection per HA run, no start told twice.
         #expect(stats["restarts"] as? Int == 1)
         #expect(agent.logged("connected to Home Assistant").count == 2, "\(summary)")
+
+        // issue 31: the resume and the cancel were the app's buttons: HA pressed its own
+        // OctoPrint buttons (the second printer's numbered as HA numbers it), and the
+        // prints really resumed and stopped (the alerts below).
+        #expect(actions["resume 1"]?.status == "200", "\(actions)")
+        #expect(actions["resume 1"]?.body.contains(#""entityId":"button.octoprint_resume_job""#) == true, "\(actions)")
+        #expect(actions["stop 2"]?.status == "200", "\(actions)")
+        #expect(actions["stop 2"]?.body.contains(#""entityId":"button.octoprint_stop_job_2""#) == true, "\(actions)")
+        #expect(agent.logged("printer action").count == 2, "\(agent.logged("printer action not done"))")
 
         // --- octoprint: started, paused with the milestone of the same poll, resumed, complete, cooled.
         let p1 = alerts("1")

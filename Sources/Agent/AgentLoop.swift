@@ -165,6 +165,10 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             logger.error("a printer update could not be used", metadata: ["error": "\(failure)"])
         }
         for print in output.prints { PushLog.printEnded(print, logger) }
+        for push in output.limited {
+            PushLog.limited(push, logger)
+            agent.metrics.push(push, outcome: "limited")
+        }
         guard !output.pushes.isEmpty || !output.changedPrinters.isEmpty || !output.prints.isEmpty
             || !output.endedActivities.isEmpty
         else { return }

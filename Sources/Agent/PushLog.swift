@@ -21,6 +21,11 @@ public enum PushLog {
         logger.info("push (dry run)", metadata: metadata)
     }
 
+    /// A background push not sent: the phone had its hourly allowance.
+    public static func limited(_ push: Push, _ logger: Logger) {
+        logger.debug("background push skipped: the phone had its hourly allowance", metadata: Self.metadata(push))
+    }
+
     /// A print that ended, as the history records it.
     public static func printEnded(_ print: PrintRecord, _ logger: Logger) {
         var metadata: Logger.Metadata = [

@@ -152,7 +152,8 @@ public final class AgentMetrics: Sendable {
         state.withLock { $0.actions["\(action) \(result)", default: 0] += 1 }
     }
 
-    /// A push's end: `outcome` delivered, rejected, expired, superseded or dry_run.
+    /// A push's end: `outcome` delivered, rejected, expired, superseded or
+    /// dry_run; limited for a background push over a phone's hourly allowance.
     public func push(_ push: Push, outcome: String, reason: String = "") {
         let key = PushKey(type: push.kind.rawValue, event: push.event.rawValue, outcome: outcome, reason: reason)
         let recent = RecentPush(

@@ -122,7 +122,7 @@ public enum StatusPage {
                 ("notifications", preferences.notificationsEnabled), ("start", preferences.onStart),
                 ("complete", preferences.onComplete), ("failed", preferences.onFailed), ("paused", preferences.onPaused),
                 ("milestones", preferences.onMilestone), ("printer errors", preferences.onPrinterError),
-                ("bed cooled", preferences.onBedCooled),
+                ("bed cooled", preferences.onBedCooled), ("background refresh", preferences.backgroundRefresh),
             ].filter { !$0.1 }.map(\.0)
             var notes: [String] = []
             if device.isDisabled { notes.append(#"<span class="bad">disabled (APNs refused its token)</span>"#) }
@@ -151,7 +151,11 @@ public enum StatusPage {
         for printer in model.printers { names[printer.prefix] = printer.displayName }
         var body = "<table><thead><tr><th>When</th><th>Push</th><th>Printer</th><th>Phone</th><th>APNs</th></tr></thead><tbody>"
         for push in recent {
-            let kind = push.kind == .alert ? "alert" : "Live Activity"
+            let kind = switch push.kind {
+            case .alert: "alert"
+            case .liveActivity: "Live Activity"
+            case .background: "background"
+            }
             let answer = escape(push.outcome.replacingUnderscores) + (push.reason.isEmpty ? "" : " (\(escape(push.reason)))")
             body += "<tr><td>\(ago(push.at, model.now))</td><td>\(kind) \(escape(push.event.rawValue))</td>"
                 + "<td>\(escape(names[push.printer] ?? push.printer))</td><td><code>\(escape(push.device))</code></td>"

@@ -285,18 +285,21 @@ public final class DeviceStore: @unchecked Sendable {
     static var switchColumns: String { NotificationPreferences.switches.map(\.column).joined(separator: ", ") }
 
     /// The seed's settings body: only the given switches change, by their
-    /// names in the app's JSON (`onStart`, …, `onPrinterError`, `onBedCooled`).
+    /// names in the app's JSON (`onStart`, …, `onPrinterError`, `onBedCooled`,
+    /// `backgroundRefresh`).
     public struct PreferencesPatch: Hashable, Sendable {
         public var switches: [String: Bool]
 
         public init(
             notificationsEnabled: Bool? = nil, onStart: Bool? = nil, onComplete: Bool? = nil, onFailed: Bool? = nil,
-            onPaused: Bool? = nil, onMilestone: Bool? = nil, onPrinterError: Bool? = nil, onBedCooled: Bool? = nil
+            onPaused: Bool? = nil, onMilestone: Bool? = nil, onPrinterError: Bool? = nil, onBedCooled: Bool? = nil,
+            backgroundRefresh: Bool? = nil
         ) {
             let given: [(String, Bool?)] = [
                 ("notificationsEnabled", notificationsEnabled), ("onStart", onStart), ("onComplete", onComplete),
                 ("onFailed", onFailed), ("onPaused", onPaused), ("onMilestone", onMilestone),
                 ("onPrinterError", onPrinterError), ("onBedCooled", onBedCooled),
+                ("backgroundRefresh", backgroundRefresh),
             ]
             switches = Dictionary(uniqueKeysWithValues: given.compactMap { name, value in value.map { (name, $0) } })
         }

@@ -146,5 +146,10 @@ enum StoreSchema {
         );
         CREATE INDEX notifications_by_device ON notifications (device_id, created_at DESC, id DESC);
         """,
+        // 9: the switch for the silent background push when a print ends
+        // (the app refreshes its history and statistics); on for every phone.
+        """
+        ALTER TABLE devices ADD COLUMN background_refresh INTEGER NOT NULL DEFAULT 1;
+        """,
     ]
 }

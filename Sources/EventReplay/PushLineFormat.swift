@@ -44,6 +44,11 @@ public enum PushLineFormat: String, CaseIterable, Sendable {
             let remaining = state["remainingSeconds"]?.intValue ?? 0
             return "\(status) \(progress)% layer \(layer)/\(total), \(remaining / 60) min left"
         }
+        if aps["content-available"]?.intValue == 1, let state = json["printerState"] {
+            // A silent background push: what the app is told to refresh.
+            let type = state["type"]?.stringValue ?? "?"
+            return "silent: \(type) \(state["outcome"]?.stringValue ?? state["status"]?.stringValue ?? "")"
+        }
         return ""
     }
 }

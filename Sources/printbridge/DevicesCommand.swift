@@ -130,6 +130,8 @@ struct DevicesCommand: ParsableCommand {
         @Option(name: .customLong("on-milestone")) var onMilestone: Bool?
         @Option(name: .customLong("on-printer-error")) var onPrinterError: Bool?
         @Option(name: .customLong("on-bed-cooled")) var onBedCooled: Bool?
+        @Option(name: .customLong("background-refresh"), help: "A silent push when a print ends, so the app refreshes its history.")
+        var backgroundRefresh: Bool?
 
         @OptionGroup var configOption: ConfigOption
 
@@ -137,7 +139,8 @@ struct DevicesCommand: ParsableCommand {
             let store = try StateDirectory.openStore(try configOption.settings())
             let patch = DeviceStore.PreferencesPatch(
                 notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,
-                onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled)
+                onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled,
+                backgroundRefresh: backgroundRefresh)
             let found = try DevicesCommand.storeCall { try store.updatePreferences(deviceID: id, patch) }
             guard found else {
                 throw CommandFailure.noInput("no device \(id)")

@@ -89,4 +89,31 @@ import Testing
         #expect(h.alerts.count == 1)
         #expect(try await history(h).isEmpty)
     }
+
+    /// A print's end: the alert and then the silent refresh go out; a
+    /// refresh over the phone's hourly allowance is skipped, logged at debug
+    /// and counted as limited. Neither refresh is in the phone's history.
+    @Test func theSilentRefreshIsSentWithinThePhonesAllowanceAndNotInItsHistory() async throws {
+        var planner = PlannerConfiguration()
+        planner.backgroundLimit = 1
+        let h = try AgentHarness(planner: planner)
+        try await withAgent(h) { h, _ in
+            for print in 1...2 {
+                await h.startPrintAndLetItSettle()
+                h.clock.advance(by: 60)
+                await h.set("_print_status", "finish")
+                // started, complete and (the first time only) the refresh.
+                await h.handled.wait(for: .answered, count: print == 1 ? 3 : 5)
+            }
+        }
+        let background = h.sender.pushes.filter { $0.kind == .background }
+        #expect(background.count == 1)
+        #expect(background.first?.priority == 5 && background.first?.event == .history)
+        #expect(h.sender.pushes.map(\.event).prefix(3) == [.started, .complete, .history], "after the alert")
+        #expect(h.logs.messages(.debug).contains("background push skipped: the phone had its hourly allowance"))
+        let exposition = h.metrics.exposition()
+        #expect(exposition.contains(#"type="background",event="history",outcome="limited""#), "\(exposition)")
+        #expect(exposition.contains(#"type="background",event="history",outcome="delivered""#))
+        #expect(try await history(h).map(\.event) == [.complete, .started, .complete, .started])
+    }
 }

@@ -105,6 +105,22 @@ import Testing
         #expect(row?["on_printer_error"] as? Int == 0 && row?["on_bed_cooled"] as? Int == 0 && row?["on_complete"] as? Int == 1)
     }
 
+    @Test func theBackgroundRefreshSwitchIsSavedAndListed() async throws {
+        let id = try #require(try await call("POST", "/api/devices/register", body: registerBody(phone)).json["deviceId"] as? String)
+        #expect(try store.devices()[0].preferences.backgroundRefresh, "on by default")
+        let off = try await call("PATCH", "/api/devices/\(id)/settings", body: #"{"backgroundRefresh":false}"#)
+        #expect(off.status == 200)
+        #expect(try store.devices()[0].preferences == NotificationPreferences(backgroundRefresh: false))
+        let listed = try await call("GET", "/api/devices/by-printer/x1c_00m09a350100123")
+        let row = (listed.json["devices"] as? [[String: Any]])?.first
+        #expect(row?["background_refresh"] as? Int == 0 && row?["on_complete"] as? Int == 1)
+        let wrong = try await call("PATCH", "/api/devices/\(id)/settings", body: #"{"backgroundRefresh":1}"#)
+        #expect(wrong.status == 400)
+        #expect((wrong.json["details"] as? [String: [String]])?["backgroundRefresh"] == ["must be true or false"])
+        #expect(try await call("PATCH", "/api/devices/\(id)/settings", body: #"{"backgroundRefresh":true}"#).status == 200)
+        #expect(try store.devices()[0].preferences == .all)
+    }
+
     @Test func aPhoneMaySayItsLanguage() async throws {
         let german = #"{"apnsToken":"\#(phone)","haUrl":"http://ha:8123","printerPrefix":"x1c","language":"de-CH"}"#
         #expect(try await call("POST", "/api/devices/register", body: german).status == 200)

@@ -72,7 +72,12 @@ import Glibc
         }
         #expect(described == [
             "print_started", "progress_milestone 25", "progress_milestone 50", "progress_milestone 75", "print_complete",
-        ], "each alert once, in order")
+            "print_history",
+        ], "each alert once, in order, then the silent refresh")
+        // The silent refresh as Apple wants it, kept through the outage and accepted.
+        let refresh = alerts.last
+        #expect(refresh?["push_type"] as? String == "background" && refresh?["priority"] as? String == "5")
+        #expect(!(first.log + second.log).contains("push rejected"))
         let ends = mine().filter { $0["activity_event"] as? String == "end" }
         #expect(ends.count == 1)
         #expect(mine().filter { ($0["token"] as? String) == activity }.count <= 2,

@@ -253,12 +253,19 @@ import Testing
     @Test func aLivePrintProducesItsPushes() throws {
         let ha = try MockHA(events: "bambu-full-print.jsonl")
         let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
-        #expect(agent.wait(upTo: 30) { agent.alerts.count >= 5 && agent.pushes.last?["event"] as? String == "end" })
+        // The Live Activity's end and the silent refresh (other tokens: either may be logged last).
+        #expect(agent.wait(upTo: 30) {
+            agent.alerts.count >= 5 && agent.pushes.contains { $0["event"] as? String == "end" }
+                && agent.pushes.contains { $0["event"] as? String == "history" }
+        })
         // Exactly these alerts: counted once every event has been handled and the agent stopped.
         #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
         #expect(agent.stop() == 0)
         #expect(agent.alerts == Self.fullPrintAlerts)
         #expect(agent.pushes.filter { $0["event"] as? String == "update" }.first?["priority"] as? Int == 10)
+        let refresh = agent.pushes.filter { $0["event"] as? String == "history" }
+        #expect(refresh.count == 1 && refresh.first?["push_type"] as? String == "background"
+            && refresh.first?["priority"] as? Int == 5)
         #expect(agent.log.contains("subscribed to state changes"))
         #expect(agent.log.contains("stopped"))
         #expect(!agent.log.contains(Self.token), "the token is never logged")
@@ -592,7 +599,7 @@ import Testing
         #expect(agent.stop() == 0)
         let seen = try apns.stats()["tokens_seen"] as? [String: Int] ?? [:]
         #expect(seen[dead] == 1, "one refused push, then the token is dropped")
-        #expect(seen[live] == 5)
+        #expect(seen[live] == 6, "5 alerts and the silent refresh")
         #expect(agent.log.contains("removed"))
         // The verdict is permanent: the store no longer has that phone.
         let listed = try CommandRunner.run(["devices", "list", "--format", "json"], environment: ["STATE_DIR": agent.stateDirectory])
@@ -699,6 +706,14 @@ import Testing
         #expect(switches?["onPrinterError"] == false && switches?["onBedCooled"] == false && switches?["onMilestone"] == false)
         #expect(again?["language"] as? String == "fr-CA")
         #expect(try run(["list"], state: state).stdout.contains("off: onStart, onMilestone, onPrinterError, onBedCooled"))
+        // The silent refresh when a print ends: on until turned off.
+        #expect(switches?["backgroundRefresh"] == true)
+        #expect(try run(["prefs", id, "--background-refresh", "false"], state: state).status == 0)
+        #expect(try run(["list"], state: state).stdout
+            .contains("off: onStart, onMilestone, onPrinterError, onBedCooled, backgroundRefresh"))
+        let last = try JSONSerialization.jsonObject(with: Data(try run(["list", "--format", "json"], state: state).stdout.utf8))
+            as? [String: Any]
+        #expect((last?["settings"] as? [String: Bool])?["backgroundRefresh"] == false)
         #expect(try run(["add", "--token", token, "--language", "C.UTF-8"], state: state).status == 64)
         #expect(try run(["remove", id], state: state).status == 0)
         #expect(try run(["list"], state: state).stdout.isEmpty)

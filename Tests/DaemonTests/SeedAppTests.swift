@@ -57,7 +57,9 @@ import Testing
         #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
         #expect(agent.stop() == 0)
 
-        let alerts = ["print_started", "progress_milestone", "progress_milestone", "progress_milestone", "print_complete"]
+        // The alerts, then the silent push that refreshes the app's history.
+        let alerts = ["print_started", "progress_milestone", "progress_milestone", "progress_milestone", "print_complete",
+                      "print_history"]
         #expect(requests(phoneA).compactMap { $0["event"] as? String } == alerts)
         #expect(requests(phoneB).compactMap { $0["event"] as? String } == alerts)
         #expect(requests(phoneC).isEmpty, "phone C picked the P1S: no X1C alerts")

@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 8)
+        #expect(store.schemaVersion == 9)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 8)
+        #expect(try temp.open().schemaVersion == 9)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -71,6 +71,10 @@ let activity = String(repeating: "ef", count: 40)
         #expect(try store.updatePreferences(deviceID: id, .init(onPrinterError: false, onBedCooled: false)))
         #expect(try store.devices()[0].preferences
             == NotificationPreferences(onMilestone: false, onPrinterError: false, onBedCooled: false))
+        #expect(try store.updatePreferences(deviceID: id, .init(backgroundRefresh: false)))
+        #expect(try store.devices()[0].preferences
+            == NotificationPreferences(
+                onMilestone: false, onPrinterError: false, onBedCooled: false, backgroundRefresh: false))
     }
 
     @Test func aPhonesLanguageIsKeptUntilItSaysAnother() throws {
@@ -207,10 +211,11 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE printer_state DROP COLUMN offline_due;
             ALTER TABLE printer_state DROP COLUMN offline_told_to;
             DROP TABLE notifications;
+            ALTER TABLE devices DROP COLUMN background_refresh;
             PRAGMA user_version = 6;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 8)
+        #expect(store.schemaVersion == 9)
         #expect(try store.notificationStates() == states)
     }
 
@@ -230,10 +235,11 @@ let activity = String(repeating: "ef", count: 40)
         #expect(sqliteExecute(path, """
             DROP INDEX notifications_by_device;
             DROP TABLE notifications;
+            ALTER TABLE devices DROP COLUMN background_refresh;
             PRAGMA user_version = 7;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 8)
+        #expect(store.schemaVersion == 9)
         #expect(try store.notificationStates() == states)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.notifications(device: device, limit: 50).notifications.isEmpty)
@@ -242,6 +248,36 @@ let activity = String(repeating: "ef", count: 40)
             createdAt: EpochTime(seconds: 1_795_165_300), apnsID: "m-50")
         try store.commit(notifications: [sent])
         #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == ["50% Complete"])
+    }
+
+    /// A store written before the background push's switch (schema 8)
+    /// opens with its phones, their switches and history kept, and the new
+    /// switch on for every phone.
+    @Test func aSchema8StoreIsUpgradedWithBackgroundRefreshOn() throws {
+        let temp = TemporaryStore()
+        let device: String
+        let sent: SentNotification
+        do {
+            let store = try temp.open()
+            device = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: "X1C").deviceID
+            #expect(try store.updatePreferences(deviceID: device, .init(onMilestone: false)))
+            sent = SentNotification(
+                deviceID: device, printer: "x1c", event: .complete, title: "Print Complete! 🎉", body: "benchy.3mf on X1C",
+                createdAt: EpochTime(seconds: 1_795_165_300), apnsID: "c-1")
+            try store.commit(notifications: [sent])
+        }
+        let path = temp.directory + "/printbridge.sqlite3"
+        #expect(sqliteExecute(path, """
+            ALTER TABLE devices DROP COLUMN background_refresh;
+            PRAGMA user_version = 8;
+            """))
+        let store = try temp.open()
+        #expect(store.schemaVersion == 9)
+        #expect(try store.devices().map(\.id) == [device])
+        #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: true))
+        #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == [sent.title])
+        #expect(try store.updatePreferences(deviceID: device, .init(backgroundRefresh: false)))
+        #expect(try temp.open().devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: false))
     }
 
     @Test func oneConnectionSavesAgainAndAgainWithItsReusedStatements() throws {

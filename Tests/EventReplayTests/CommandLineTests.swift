@@ -20,8 +20,9 @@ import Testing
     @Test func textFormatIsOneReadableLinePerPush() throws {
         let result = try run(["replay", Repo.sampleEvents + "/milestone-jump.jsonl", "--format", "text"])
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 9)
+        #expect(lines.count == 10)
         #expect(lines.contains { $0.contains("milestone → d0d0d0…d0d0 [alert, p10]  75% Complete — tall_vase on X1C_00M09A350100123") })
+        #expect(lines.last?.contains("history → d0d0d0…d0d0 [background, p5]  silent: print_history complete") == true)
     }
 
     @Test func badLinesGoToStderrAndDoNotFailTheRun() throws {
@@ -35,7 +36,7 @@ import Testing
         let result = try run(["replay", "/nonexistent.jsonl", Repo.sampleEvents + "/milestone-jump.jsonl"])
         #expect(result.status == 66)
         #expect(result.stderr.contains("/nonexistent.jsonl: cannot read file: No such file or directory"))
-        #expect(result.stdout.split(separator: "\n").count == 9)
+        #expect(result.stdout.split(separator: "\n").count == 10)
     }
 
     @Test func configurationMistakesExit78WithoutOutput() throws {

@@ -30,7 +30,7 @@ import Testing
         h.startPrint(HA.x1c)
         h.set(HA.x1c, "_print_status", "failed", after: 60)
         let produced = h.pipeline.handle(PrinterInput(time: nil, .printerEvent(prefix: HA.x1c, type: "event_print_canceled")))
-        #expect(produced.pushes.events == [.cancelled])
+        #expect(produced.pushes.events == [.cancelled, .history], "the alert, then the silent refresh")
         #expect(h.wait(60).isEmpty)
     }
 

@@ -55,6 +55,11 @@ struct PipelineHarness {
     var pushes: [Push] = []
     /// Prints that ended, for the history.
     var prints: [PrintRecord] = []
+    /// Silent background pushes (a print ended), kept apart from `pushes`
+    /// and from what `set`, `busEvent` and `wait` return, which are what a
+    /// phone shows; `limited`: those over a phone's hourly allowance.
+    var background: [Push] = []
+    var limited: [Push] = []
 
     init(devices: [Device], configuration: PlannerConfiguration = .init(), restoring state: [String: PrinterNotificationState] = [:]) {
         pipeline = PrinterPipeline(
@@ -74,11 +79,9 @@ struct PipelineHarness {
             let output = pipeline.handle(input)
             handled.pushes += output.pushes
             handled.prints += output.prints
+            handled.limited += output.limited
         }
-        let produced = due.pushes + handled.pushes
-        pushes += produced
-        prints += due.prints + handled.prints
-        return produced
+        return keep(due, handled)
     }
 
     /// An integration's bus event about a printer (ha-bambulab's
@@ -89,10 +92,20 @@ struct PipelineHarness {
         let due = pipeline.fireDue(upTo: time)
         clock.set(time)
         let handled = pipeline.handle(PrinterInput(time: time, .printerEvent(prefix: prefix, type: type)))
-        let produced = due.pushes + handled.pushes
-        pushes += produced
-        prints += due.prints + handled.prints
-        return produced
+        return keep(due, handled)
+    }
+
+    /// Records what the outputs produced; returns the pushes a phone shows.
+    private mutating func keep(_ outputs: PrinterPipeline.Output...) -> [Push] {
+        var shown: [Push] = []
+        for output in outputs {
+            shown += output.pushes.filter { $0.kind != .background }
+            background += output.pushes.filter { $0.kind == .background }
+            limited += output.limited
+            prints += output.prints
+        }
+        pushes += shown
+        return shown
     }
 
     /// Lets time pass, firing whatever falls due.
@@ -101,9 +114,7 @@ struct PipelineHarness {
         let time = clock.now() + seconds
         let due = pipeline.fireDue(upTo: time)
         clock.set(time)
-        pushes += due.pushes
-        prints += due.prints
-        return due.pushes
+        return keep(due)
     }
 
     /// Brings a printer to a running print, first seen idle (a baseline),

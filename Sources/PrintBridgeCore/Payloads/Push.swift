@@ -5,6 +5,8 @@ public struct Push: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable, Codable {
         case alert
         case liveActivity = "liveactivity"
+        /// A silent push that wakes the app (`content-available: 1`, priority 5).
+        case background
     }
 
     /// What happened, for logs, metrics and replay output.
@@ -21,6 +23,9 @@ public struct Push: Hashable, Sendable {
         case backOnline = "back_online"
         /// Live Activity events.
         case update, end, start
+        /// A print ended and the history has its record: a silent background
+        /// push (`Kind.background`) so the app refreshes its history and statistics.
+        case history
     }
 
     /// Which of a device's tokens the push is addressed to.
@@ -36,9 +41,10 @@ public struct Push: Hashable, Sendable {
     public var deviceID: String
     public var token: String
     public var tokenKind: TokenKind
-    /// `apns-topic`: the bundle id, plus `.push-type.liveactivity` for Live Activities.
+    /// `apns-topic`: the bundle id (alerts, background pushes), plus
+    /// `.push-type.liveactivity` for Live Activities.
     public var topic: String
-    /// `apns-priority`: 10 now, 5 when power allows.
+    /// `apns-priority`: 10 now, 5 when power allows (always 5 for a background push).
     public var priority: Int
     /// `apns-collapse-id`, at most 64 bytes.
     public var collapseID: String?

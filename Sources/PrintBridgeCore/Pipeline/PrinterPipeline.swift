@@ -25,6 +25,8 @@ public struct PrinterPipeline: Sendable {
         public var changedPrinters: Set<String> = []
         /// Prints that ended, for the history (saved with the printers' state).
         public var prints: [PrintRecord] = []
+        /// Background pushes not sent: the phone had its hourly allowance.
+        public var limited: [Push] = []
 
         public init() {}
 
@@ -33,6 +35,7 @@ public struct PrinterPipeline: Sendable {
             prints += plan.prints
             failures += plan.failures
             endedActivities += plan.endedActivities
+            limited += plan.limited
             if plan.stateChanged, let prefix { changedPrinters.insert(prefix) }
         }
     }

@@ -9,12 +9,16 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     /// PrintBridge's additions: printer errors, and the bed cooled after a finish.
     public var onPrinterError: Bool
     public var onBedCooled: Bool
+    /// A silent background push when a print ends, so the app refreshes its
+    /// history and statistics (`Push.Event.history`).
+    public var backgroundRefresh: Bool
 
     public init(
         notificationsEnabled: Bool = true, onStart: Bool = true, onComplete: Bool = true,
         onFailed: Bool = true, onPaused: Bool = true, onMilestone: Bool = true,
-        onPrinterError: Bool = true, onBedCooled: Bool = true
+        onPrinterError: Bool = true, onBedCooled: Bool = true, backgroundRefresh: Bool = true
     ) {
+        self.backgroundRefresh = backgroundRefresh
         self.onPrinterError = onPrinterError
         self.onBedCooled = onBedCooled
         self.notificationsEnabled = notificationsEnabled
@@ -34,14 +38,18 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
             ("onComplete", "on_complete", \.onComplete), ("onFailed", "on_failed", \.onFailed),
             ("onPaused", "on_paused", \.onPaused), ("onMilestone", "on_milestone", \.onMilestone),
             ("onPrinterError", "on_printer_error", \.onPrinterError), ("onBedCooled", "on_bed_cooled", \.onBedCooled),
+            ("backgroundRefresh", "background_refresh", \.backgroundRefresh),
         ]
     }
 
     /// Whether an alert for `event` may go to this device. Cancelled prints
     /// follow `onFailed` (the app has no separate switch for them), and so
     /// does a printer gone offline mid-print (the print may be lost); the
-    /// quiet notes that replace an alert follow that alert's switch.
+    /// quiet notes that replace an alert follow that alert's switch. The
+    /// silent background push follows `backgroundRefresh` alone: it shows
+    /// nothing, so the master switch (`notificationsEnabled`) is not its.
     public func wants(_ event: Push.Event) -> Bool {
+        if event == .history { return backgroundRefresh }
         guard notificationsEnabled else { return false }
         switch event {
         case .started: return onStart
@@ -51,7 +59,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
         case .milestone: return onMilestone
         case .printerError: return onPrinterError
         case .bedCooled: return onBedCooled
-        case .update, .end, .start: return true
+        case .update, .end, .start, .history: return true
         }
     }
 }

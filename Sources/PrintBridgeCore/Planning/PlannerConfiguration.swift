@@ -48,6 +48,14 @@ public struct PlannerConfiguration: Hashable, Sendable {
     public var bedCooledBelow: Double
     /// The language of alerts for phones that did not say theirs.
     public var language: String
+    /// How long APNs keeps trying to deliver a background push (seconds): a
+    /// stale refresh is worthless, and the app refreshes when opened anyway.
+    public var backgroundExpiration: Double = 3600
+    /// At most this many background pushes go to one phone within
+    /// `backgroundWindow` seconds (rolling); more are skipped. Apple: "don't
+    /// try to send more than two or three notifications per hour".
+    public var backgroundLimit = 3
+    public var backgroundWindow: Double = 3600
 
     public static let defaultBundleID = "com.samduncan.PrinterMonitor"
 

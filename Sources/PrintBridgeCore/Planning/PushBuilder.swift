@@ -85,6 +85,23 @@ struct PushBuilder {
         alert(.bedCooled, status: .complete) { _ in .bedCooled(temperature: temperature, minutes: minutes) }
     }
 
+    /// The silent background push for a print that ended (`record`), to every
+    /// device that follows the printer and has `backgroundRefresh` on:
+    /// `content-available` only, priority 5 (Apple: 10 is an error), the
+    /// bundle id as topic, collapsed per printer, worthless after an hour.
+    /// The planner holds back those over a phone's hourly allowance.
+    mutating func backgroundRefresh(_ record: PrintRecord, status: PrintStatus) {
+        let payload = BackgroundPayload(record: record, status: status)
+        for device in devices where device.follows(prefix) && device.preferences.wants(.history) {
+            add(
+                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .background, event: .history,
+                device: device, token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic,
+                priority: 5, collapseID: PayloadLimits.collapseID(prefix: prefix, event: Push.Event.history.rawValue),
+                expiration: now + configuration.backgroundExpiration,
+                idName: "\(record.printID)|history|\(record.outcome.rawValue)")
+        }
+    }
+
     @discardableResult
     private mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, collapseKey: String? = nil,

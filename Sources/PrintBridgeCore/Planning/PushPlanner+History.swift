@@ -38,5 +38,9 @@ extension PushPlanner {
             progress: status == .complete ? 100 : snapshot.progress,
             currentLayer: snapshot.currentLayer.map { _ in content.currentLayer },
             totalLayers: snapshot.totalLayers))
+        // The app's history and statistics refresh in the background.
+        builder.backgroundRefresh(
+            builder.plan.prints[builder.plan.prints.count - 1],
+            status: outcome == .abandoned ? snapshot.status ?? .idle : status)
     }
 }

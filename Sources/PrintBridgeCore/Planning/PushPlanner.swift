@@ -10,13 +10,17 @@
 /// status transitions and held verdicts (`PushPlanner+Status`, with the
 /// hold rules in `HoldRule`), printer errors (`+PrinterErrors`),
 /// milestones (`+Milestones`), the bed cooling (`+BedCooled`), a printer
-/// gone quiet (`+Silence`) and the print history (`+History`).
+/// gone quiet (`+Silence`), the print history (`+History`) and the
+/// background push's hourly allowance (`+Background`).
 public struct PushPlanner: Sendable {
     public var configuration: PlannerConfiguration
     public private(set) var printers: [String: PrinterNotificationState]
     /// Since when the memory behind `printers` has been kept (the store's
     /// first run); nil: no memory beyond this process (replay).
     public var watchingSince: EpochTime?
+    /// When each phone (by device id) was last sent background pushes,
+    /// within the allowance's window (`+Background`); in memory only.
+    public internal(set) var backgroundSent: [String: [EpochTime]] = [:]
 
     /// What one change produced.
     public struct Plan: Hashable, Sendable {
@@ -32,6 +36,8 @@ public struct PushPlanner: Sendable {
         public var changedPrinters: Set<String> = []
         /// Prints that ended in this plan, for the history.
         public var prints: [PrintRecord] = []
+        /// Background pushes not sent: the phone had its hourly allowance.
+        public var limited: [Push] = []
 
         mutating func add(_ builder: PushBuilder) {
             pushes += builder.plan.pushes
@@ -113,6 +119,7 @@ public struct PushPlanner: Sendable {
         var plan = Plan()
         plan.add(builder)
         plan.stateChanged = state != before
+        limitBackground(&plan)
         return plan
     }
 
@@ -147,6 +154,7 @@ public struct PushPlanner: Sendable {
         }
         printers[prefix] = state
         plan.stateChanged = state != before
+        limitBackground(&plan)
         return plan
     }
 
@@ -193,6 +201,7 @@ public struct PushPlanner: Sendable {
             if let next = state.nextDue, next <= dueTime { break }
         }
         plan.stateChanged = !plan.changedPrinters.isEmpty
+        limitBackground(&plan)
         return plan
     }
 

@@ -69,8 +69,9 @@ import Testing
         #expect(outcomes.contains { $0["event"] as? String == "paused" })
         #expect(outcomes.allSatisfy { $0["outcome"] as? String == "delivered" })
         #expect(outcomes.first?["event"] as? String == "started")
-        // The print's end, then "Ready to Remove" once the bed has cooled.
-        #expect(outcomes.suffix(2).map { $0["event"] as? String } == ["end", "bed_cooled"], "\(outcomes.suffix(2))")
+        // The print's end (the Live Activity's, then the silent push that the
+        // history changed), then "Ready to Remove" once the bed has cooled.
+        #expect(outcomes.suffix(3).map { $0["event"] as? String } == ["end", "history", "bed_cooled"], "\(outcomes.suffix(3))")
         #expect(try server.stat("requests") == outcomes.count)
         #expect(try server.stat("connections") == 1)
         // The print plays from now, compressed by --speed, and each push goes

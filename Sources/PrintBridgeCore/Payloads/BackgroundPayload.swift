@@ -26,7 +26,7 @@ public struct BackgroundPayload: Encodable, Hashable, Sendable {
         public var status: String
         /// The history's outcome: complete, failed, cancelled, abandoned.
         public var outcome: String
-        /// The history record's id (`GET /api/history`'s `printId`).
+        /// The history record's id (`printId` in `GET /api/printers/{prefix}/history`).
         public var printId: String
     }
 

@@ -8,18 +8,10 @@ import Glibc
 /// How pressing a printer's button in Home Assistant went, as the agent's
 /// link to HA tells it.
 public enum ButtonPress: Hashable, Sendable {
-    /// HA ran `button.press` on this entity.
-    case pressed(entityID: String)
-    /// HA shows no button for this action of the printer.
+    /// HA shows no button for this action of the printer: nothing was sent.
     case noButton
-    /// HA refused: its error code and message.
-    case refused(entityID: String, code: String?, message: String?)
-    /// The connection to HA ended before it answered: HA may have pressed it.
-    case connectionLost(entityID: String)
-    /// HA did not answer in time.
-    case timedOut(entityID: String)
-    /// Not connected to HA: nothing was sent.
-    case notConnected
+    /// `button.press` on this entity was asked for, and how the call ended.
+    case called(entityID: String, HASession.ServiceCallOutcome)
 }
 
 /// Presses the button that does `action` for printer `prefix` in Home
@@ -131,7 +123,7 @@ extension ControlAPI {
         pressButton(action, prefix) { press in
             let response: HTTPResponse
             switch press {
-            case .pressed(let entity):
+            case .called(let entity, .done):
                 response = HTTPResponse(status: 200, body: JSONText.object([
                     ("success", "true"), ("printer", JSONText.quoted(prefix)), ("action", JSONText.quoted(action.rawValue)),
                     ("entityId", JSONText.quoted(entity)),
@@ -141,18 +133,18 @@ extension ControlAPI {
                 response = APIError.response(
                     422, "Home Assistant shows no \(action.rawValue) button for this printer")
                 reply.send(answer(response, "no_button", nil, nil))
-            case .refused(let entity, let code, let message):
+            case .called(let entity, .refused(let code, let message)):
                 let said = message ?? code ?? "no reason given"
                 response = APIError.response(502, "Home Assistant refused: \(said)")
                 reply.send(answer(response, "refused", entity, said))
-            case .connectionLost(let entity):
+            case .called(let entity, .connectionLost):
                 response = APIError.response(
                     502, "The connection to Home Assistant ended before it answered; the button may have been pressed")
                 reply.send(answer(response, "connection_lost", entity, nil))
-            case .timedOut(let entity):
+            case .called(let entity, .timedOut):
                 response = APIError.response(504, "Home Assistant did not answer in time; the button may have been pressed")
                 reply.send(answer(response, "timed_out", entity, nil))
-            case .notConnected:
+            case .called(_, .notConnected):
                 reply.send(answer(APIError.response(503, "Not connected to Home Assistant"), "not_connected", nil, nil))
             }
         }

@@ -10,15 +10,7 @@ enum PrinterActionSetup {
     static func presser(_ link: HomeAssistantLink) -> ButtonPresser {
         { action, prefix, done in
             guard let entity = link.button(action, printer: prefix) else { return done(.noButton) }
-            link.callService(domain: "button", service: "press", entityID: entity) { outcome in
-                switch outcome {
-                case .done: done(.pressed(entityID: entity))
-                case .refused(let code, let message): done(.refused(entityID: entity, code: code, message: message))
-                case .connectionLost: done(.connectionLost(entityID: entity))
-                case .timedOut: done(.timedOut(entityID: entity))
-                case .notConnected: done(.notConnected)
-                }
-            }
+            link.callService(domain: "button", service: "press", entityID: entity) { done(.called(entityID: entity, $0)) }
         }
     }
 

@@ -231,20 +231,7 @@ import Testing
     }
 
     @Test func nothingListeningIsAConnectError() async throws {
-        // A port that was free a moment ago.
-        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                _ = bind(probe, pointer, length)
-                return getsockname(probe, pointer, &length)
-            }
-        }
-        close(probe)
-        let origin = try #require(HTTPOrigin("https://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"))
+        let origin = try #require(HTTPOrigin("https://127.0.0.1:\(HTTP2ClientLookupTests.closedPort())"))
         let error = try await Self.failure(sendingTo: origin)
         #expect(error?.kind == .connect)
         #expect(error?.message.contains("refused") == true, "\(String(describing: error))")

@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func aPauseIsPressedAndAnsweredOnceHAHasAnswered() async throws {
-        let link = Link { action, prefix in .pressed(entityID: "button.\(prefix)_\(action.rawValue)_printing") }
+        let link = Link { action, prefix in .called(entityID: "button.\(prefix)_\(action.rawValue)_printing", .done) }
         let setup = try Self.start(link: link)
         defer { setup.server.stop() }
         let (status, json, _) = try await Self.post(setup, "/api/printers/x1c/actions/pause")
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func whatDoesNotFitIsRefusedWithoutAskingHA() async throws {
-        let link = Link { _, prefix in .pressed(entityID: "button.\(prefix)") }
+        let link = Link { _, prefix in .called(entityID: "button.\(prefix)", .done) }
         let setup = try Self.start(link: link, printers: [
             Self.snapshot("x1c", "running"), Self.snapshot("p1s", "pause"), Self.snapshot("a1", "idle"),
             Self.snapshot("gone", "running", silent: true),
@@ -121,9 +121,9 @@ import Testing
     @Test func haSRefusalsAndSilencesAreToldInPlainWords() async throws {
         let link = Link { action, prefix in
             switch action {
-            case .pause: .refused(entityID: "button.\(prefix)_pause_job", code: "home_assistant_error", message: "Printer is not printing")
+            case .pause: .called(entityID: "button.\(prefix)_pause_job", .refused(code: "home_assistant_error", message: "Printer is not printing"))
             case .resume: .noButton
-            case .stop: .connectionLost(entityID: "button.\(prefix)_stop_job")
+            case .stop: .called(entityID: "button.\(prefix)_stop_job", .connectionLost)
             }
         }
         let setup = try Self.start(link: link, printers: [Self.snapshot("x1c", "running"), Self.snapshot("p1s", "pause")])
@@ -168,7 +168,7 @@ import Testing
     @Test func anActionFloodIsLimitedPerCaller() async throws {
         let now = Mutex(0.0)
         let limiter = ActionLimiter(burst: 10, refillSeconds: 6, clock: { now.withLock { $0 } })
-        let link = Link { _, prefix in .pressed(entityID: "button.\(prefix)_stop") }
+        let link = Link { _, prefix in .called(entityID: "button.\(prefix)_stop", .done) }
         let setup = try Self.start(link: link, limiter: limiter)
         defer { setup.server.stop() }
         for _ in 0..<10 {

@@ -85,6 +85,16 @@ def wakeups_by_name(before, after, seconds):
     return rows, sum(v + i for _, _, v, i in rows)
 
 
+def agent_binary(args):
+    """The printbridge a benchmark measures: --binary, else the deployed
+    build (scripts/build-release.sh), built first unless --skip-build."""
+    if args.binary:
+        return args.binary
+    if not args.skip_build:
+        subprocess.run([os.path.join(ROOT, "scripts", "build-release.sh")], check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
+
+
 def start_dry_run_agent(binary, work):
     """The mock HA serving the sample snapshot (no events) and `run
     --dry-run` against it with one phone and the API on a free port;

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 
-from agent_harness import start_dry_run_agent, use_test_python, ROOT
+from agent_harness import agent_binary, start_dry_run_agent, use_test_python, ROOT
 
 
 def healthz(port):
@@ -60,9 +60,7 @@ def main():
     parser.add_argument("--binary")
     args = parser.parse_args()
     use_test_python()
-    binary = args.binary or os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
-    if not args.binary and not args.skip_build:
-        subprocess.run([os.path.join(ROOT, "scripts", "build-release.sh")], check=True, stdout=subprocess.DEVNULL)
+    binary = agent_binary(args)
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))

@@ -19,7 +19,7 @@ import tempfile
 import time
 import urllib.request
 
-from agent_harness import start_dry_run_agent, use_test_python, ROOT, threads, wakeups_by_name
+from agent_harness import agent_binary, start_dry_run_agent, use_test_python, ROOT, threads, wakeups_by_name
 
 
 def main():
@@ -30,9 +30,7 @@ def main():
     parser.add_argument("--binary")
     args = parser.parse_args()
     use_test_python()
-    binary = args.binary or os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
-    if not args.binary and not args.skip_build:
-        subprocess.run([os.path.join(ROOT, "scripts", "build-release.sh")], check=True, stdout=subprocess.DEVNULL)
+    binary = agent_binary(args)
 
     work = tempfile.mkdtemp(prefix="printbridge-wakeups-")
     ha, agent, api_port = start_dry_run_agent(binary, work)

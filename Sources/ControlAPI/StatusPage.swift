@@ -14,11 +14,14 @@ public enum StatusPage {
         /// The last prints, newest first, of every printer.
         public var history: [PrintRecord]
         public var now: EpochTime
+        /// The latest picture of each printer, by prefix: its signed link.
+        public var snapshots: [String: String]
 
         public init(
             overview: AgentMetrics.Overview?, printers: [PrinterSnapshot], devices: [Device], history: [PrintRecord],
-            now: EpochTime
+            now: EpochTime, snapshots: [String: String] = [:]
         ) {
+            self.snapshots = snapshots
             self.overview = overview
             self.printers = printers
             self.devices = devices
@@ -92,6 +95,12 @@ public enum StatusPage {
                 body += "<p>" + facts.joined(separator: " · ") + "</p>"
                 if let file = printer.fileName { body += #"<p class="file">\#(escape(file))</p>"# }
             }
+            if let link = model.snapshots[prefix], let expires = SnapshotLink.expiry(of: link), expires > model.now {
+                // Relative (no leading "/"), as every URL here: it works under the ingress prefix too.
+                let source = escape(String(link.drop { $0 == "/" }))
+                body += #"<figure class="snapshot"><img src="\#(source)" alt="Latest picture of \#(escape(name))">"#
+                    + "<figcaption>latest picture, with the last alert</figcaption></figure>"
+            }
             if prints.isEmpty {
                 body += #"<p class="quiet">No print recorded yet.</p>"#
             } else {
@@ -123,6 +132,7 @@ public enum StatusPage {
                 ("complete", preferences.onComplete), ("failed", preferences.onFailed), ("paused", preferences.onPaused),
                 ("milestones", preferences.onMilestone), ("printer errors", preferences.onPrinterError),
                 ("bed cooled", preferences.onBedCooled), ("background refresh", preferences.backgroundRefresh),
+                ("pictures", preferences.snapshots),
             ].filter { !$0.1 }.map(\.0)
             var notes: [String] = []
             if device.isDisabled { notes.append(#"<span class="bad">disabled (APNs refused its token)</span>"#) }
@@ -213,6 +223,8 @@ public enum StatusPage {
         th{color:var(--muted);font-weight:600}td small{color:var(--muted)}p{margin:4px 0}.file{color:var(--muted);word-break:break-all}
         .quiet{color:var(--muted)}.ok,.complete,.delivered,.running{color:var(--ok)}.bad,.failed,.rejected,.expired{color:var(--bad)}
         .cancelled,.paused,.abandoned,.superseded{color:var(--warn)}.status{font-weight:600}code{font-size:13px;white-space:nowrap}
+        figure.snapshot{margin:6px 0}figure.snapshot img{display:block;max-width:100%;max-height:320px;border-radius:8px}
+        figcaption{color:var(--muted);font-size:12px}
         """
 }
 

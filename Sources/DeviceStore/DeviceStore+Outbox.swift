@@ -74,3 +74,20 @@ extension DeviceStore {
         }
     }
 }
+
+extension DeviceStore {
+    /// An alert got its picture before it was sent: its queued payload
+    /// becomes `payload`, and the phone's history keeps the picture's link.
+    public func attachSnapshot(sequence: Int, apnsID: String?, payload: [UInt8], link: String) throws(Error) {
+        try run { () throws(SQLiteDatabase.Error) in
+            try database.transaction { () throws(SQLiteDatabase.Error) in
+                try database.query(
+                    "UPDATE outbox SET payload = ? WHERE sequence = ?",
+                    [.text(String(decoding: payload, as: UTF8.self)), .integer(sequence)])
+                if let apnsID {
+                    try database.query("UPDATE notifications SET snapshot = ? WHERE apns_id = ?", [.text(link), .text(apnsID)])
+                }
+            }
+        }
+    }
+}

@@ -286,20 +286,20 @@ public final class DeviceStore: @unchecked Sendable {
 
     /// The seed's settings body: only the given switches change, by their
     /// names in the app's JSON (`onStart`, …, `onPrinterError`, `onBedCooled`,
-    /// `backgroundRefresh`).
+    /// `backgroundRefresh`, `snapshots`).
     public struct PreferencesPatch: Hashable, Sendable {
         public var switches: [String: Bool]
 
         public init(
             notificationsEnabled: Bool? = nil, onStart: Bool? = nil, onComplete: Bool? = nil, onFailed: Bool? = nil,
             onPaused: Bool? = nil, onMilestone: Bool? = nil, onPrinterError: Bool? = nil, onBedCooled: Bool? = nil,
-            backgroundRefresh: Bool? = nil
+            backgroundRefresh: Bool? = nil, snapshots: Bool? = nil
         ) {
             let given: [(String, Bool?)] = [
                 ("notificationsEnabled", notificationsEnabled), ("onStart", onStart), ("onComplete", onComplete),
                 ("onFailed", onFailed), ("onPaused", onPaused), ("onMilestone", onMilestone),
                 ("onPrinterError", onPrinterError), ("onBedCooled", onBedCooled),
-                ("backgroundRefresh", backgroundRefresh),
+                ("backgroundRefresh", backgroundRefresh), ("snapshots", snapshots),
             ]
             switches = Dictionary(uniqueKeysWithValues: given.compactMap { name, value in value.map { (name, $0) } })
         }

@@ -151,5 +151,10 @@ enum StoreSchema {
         """
         ALTER TABLE devices ADD COLUMN background_refresh INTEGER NOT NULL DEFAULT 1;
         """,
+        // 10: the switch for a picture of the print in the alerts that have
+        // one; on for every phone.
+        """
+        ALTER TABLE devices ADD COLUMN snapshots INTEGER NOT NULL DEFAULT 1;
+        """,
     ]
 }

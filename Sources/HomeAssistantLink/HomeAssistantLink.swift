@@ -76,6 +76,15 @@ public final class HomeAssistantLink: @unchecked Sendable {
         buttons.withLock { $0[prefix]?[action] }
     }
 
+    /// The printers' camera and image entities, best first (settings file, registry, snapshot).
+    private let cameras = Mutex(PrinterCameras())
+
+    /// The camera and image entities that picture printer `prefix`, best
+    /// first, as last seen (settings file, registry, snapshot). Safe from any thread.
+    public func cameras(printer prefix: String) -> [String] {
+        cameras.withLock { $0[prefix] ?? [] }
+    }
+
     /// Events received so far and the wall time of the last one (seconds
     /// since 1970; 0: none yet). Safe from any thread.
     public var eventStatistics: (count: Int, last: Double) { eventFrames.withLock { $0 } }
@@ -87,6 +96,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
         var stopping = false
         /// Service calls asked for by other threads, for the link's thread to send.
         var calls: [ServiceCall] = []
+        /// HTTP GETs asked for by other threads, for the link's thread to start.
+        var fetches: [LinkFetch] = []
+        var lastFetchID = 0
     }
 
     public typealias ServiceCallCompletion = @Sendable (HASession.ServiceCallOutcome) -> Void
@@ -100,6 +112,76 @@ public final class HomeAssistantLink: @unchecked Sendable {
 
     /// Service calls sent, by request id, until HA answers (link thread only).
     private var waitingCalls: [Int: ServiceCallCompletion] = [:]
+    /// HTTP GETs started, by id, until answered (link thread only).
+    private var runningFetches: [Int: LinkFetch] = [:]
+    /// The HA token, for the GETs' `Authorization` header. Never logged.
+    let accessToken: String
+
+    /// GETs `path` (e.g. `/api/camera_proxy/camera.x`) from Home Assistant's
+    /// host with the link's token; `completion` runs once, on the link's
+    /// thread, with what came back within `timeout` seconds: at most
+    /// `maximumBytes` of the body (a longer one is cut off there and the
+    /// connection closed). Safe from any thread.
+    public func fetch(
+        _ path: String, maximumBytes: Int, timeout: Double,
+        completion: @escaping @Sendable (HTTPFetchResult) -> Void
+    ) {
+        let deadline = clock.now() + timeout
+        let fetch = control.withLock { state -> LinkFetch? in
+            guard !state.stopping else { return nil }
+            state.lastFetchID += 1
+            let fetch = LinkFetch(
+                id: state.lastFetchID, path: path, maximumBytes: maximumBytes, deadline: deadline, completion: completion)
+            state.fetches.append(fetch)
+            return fetch
+        }
+        guard fetch != nil else { return completion(.notRunning) }
+        lws.cancelService()
+    }
+
+    /// `fetch` for async callers.
+    public func fetch(_ path: String, maximumBytes: Int, timeout: Double) async -> HTTPFetchResult {
+        await withCheckedContinuation { continuation in
+            fetch(path, maximumBytes: maximumBytes, timeout: timeout) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// A running GET by id (link thread).
+    func fetch(_ id: Int) -> LinkFetch? { runningFetches[id] }
+
+    /// A GET's answer (or its failure): handed over once, and forgotten (link thread).
+    func fetchEnded(_ fetch: LinkFetch, _ result: HTTPFetchResult) {
+        guard runningFetches.removeValue(forKey: fetch.id) != nil else { return }
+        fetch.finish(result)
+        scheduleSessionDeadline()
+    }
+
+    /// Starts the GETs other threads asked for (link thread).
+    private func startFetches() {
+        let fetches = control.withLock { state in
+            defer { state.fetches.removeAll() }
+            return state.fetches
+        }
+        for fetch in fetches {
+            runningFetches[fetch.id] = fetch
+            // The connection's callbacks may answer it before this returns.
+            let connection = lws.connect(fetch)
+            if connection == nil, runningFetches[fetch.id] != nil {
+                fetchEnded(fetch, .failed("cannot connect to \(endpoint)"))
+            }
+            fetch.wsi = connection
+        }
+        scheduleSessionDeadline()
+    }
+
+    /// GETs past their deadline: answered as timed out, their connections dropped.
+    private func expireFetches(at now: EpochTime) {
+        for fetch in runningFetches.values.sorted(by: { $0.id < $1.id }) where fetch.deadline <= now {
+            runningFetches[fetch.id] = nil
+            if let wsi = fetch.wsi { lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC) }
+            fetch.finish(.timedOut)
+        }
+    }
 
     /// Asks HA to run `domain.service` on `entityID` (a button press:
     /// `button.press`); `completion` runs once, on the link's thread, with
@@ -135,6 +217,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         tapsFrames: Bool = false, reader: HAFrameReader = HAFrameReader(), maximumMessageBytes: Int = 64 << 20
     ) {
         self.maximumMessageBytes = maximumMessageBytes
+        self.accessToken = accessToken
         self.caFile = caFile
         self.endpoint = endpoint
         self.clock = clock
@@ -147,6 +230,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
         (stream, continuation) = AsyncStream.makeStream(of: LinkEvent.self, bufferingPolicy: .unbounded)
         lws = LinkContext(endpoint: endpoint, caFile: caFile, owner: Unmanaged.passUnretained(self).toOpaque())
         sessionTimer = LinkTimer(owner: self)
+        // The settings file's cameras hold before HA says anything.
+        let mapped = reader.matcher.cameras
+        cameras.withLock { $0 = mapped }
     }
 
     deinit {
@@ -249,6 +335,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
     func wokenUp() {
         guard !stopping else { return }
         if backlog.withLock({ $0.resumeIfAsked() }), let wsi { lws_rx_flow_control(wsi, 1) }
+        startFetches()
         let calls = control.withLock { state in
             defer { state.calls.removeAll() }
             return state.calls
@@ -275,18 +362,25 @@ public final class HomeAssistantLink: @unchecked Sendable {
         for call in calls { call.completion(.notConnected) }
         for (_, completion) in waitingCalls.sorted(by: { $0.key < $1.key }) { completion(.connectionLost) }
         waitingCalls = [:]
+        let fetches = control.withLock { state in
+            defer { state.fetches.removeAll() }
+            return state.fetches
+        }
+        for fetch in fetches + runningFetches.values { fetch.finish(.notRunning) }
+        runningFetches = [:]
     }
 
     /// The session's timer came due (on the link's thread).
     func timerFired() {
         guard !stopping else { return }
         scheduledDeadline = nil
+        expireFetches(at: clock.now())
         run(session.tick(at: clock.now()))
     }
 
     /// Sets the session's timer to its next deadline (unchanged: left alone).
     private func scheduleSessionDeadline() {
-        let deadline = session.nextDeadline
+        let deadline = [session.nextDeadline, runningFetches.values.map(\.deadline).min()].compactMap { $0 }.min()
         guard deadline != scheduledDeadline else { return }
         scheduledDeadline = deadline
         guard let deadline else {
@@ -426,6 +520,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if results {
             let found = reader.matcher.buttons
             buttons.withLock { $0 = found }
+            let pictures = reader.matcher.cameras
+            cameras.withLock { $0 = pictures }
         }
         let updates = reader.statistics.matchedUpdates
         matched.withLock { $0 = updates }

@@ -8,6 +8,15 @@ func linkCallback(
 ) -> Int32 {
     guard let wsi, let context = lws_get_context(wsi), let pointer = lws_context_user(context) else { return 0 }
     let link = Unmanaged<HomeAssistantLink>.fromOpaque(pointer).takeUnretainedValue()
+    if let id = LinkFetch.id(fromTag: lws_get_opaque_user_data(wsi)) {
+        // An HTTP GET beside the WebSocket; gone once it was answered.
+        guard let fetch = link.fetch(id) else {
+            // Timed out or cut off: whatever still comes on it closes it.
+            let data = [LWS_CALLBACK_ESTABLISHED_CLIENT_HTTP, LWS_CALLBACK_RECEIVE_CLIENT_HTTP, LWS_CALLBACK_RECEIVE_CLIENT_HTTP_READ]
+            return data.contains(reason) ? -1 : 0
+        }
+        return fetchCallback(link, fetch, wsi, reason, input, length)
+    }
     switch reason {
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         link.established(wsi)

@@ -16,6 +16,8 @@ final class LinkContext {
     private let host: UnsafeMutablePointer<CChar>
     private let path: UnsafeMutablePointer<CChar>
     private let caFile: UnsafeMutablePointer<CChar>?
+    private let get = strdup("GET")!
+    private let http11 = strdup("http/1.1")!
     private let endpoint: HAEndpoint
 
     /// `owner` is what `lws_context_user` gives the callbacks (the link,
@@ -60,7 +62,7 @@ final class LinkContext {
     deinit {
         if let context { lws_context_destroy(context) }
         protocols.deallocate()
-        for string in [name, host, path] { free(string) }
+        for string in [name, host, path, get, http11] { free(string) }
         if let caFile { free(caFile) }
     }
 
@@ -81,6 +83,24 @@ final class LinkContext {
         // `withUnsafeMutablePointer` scope has ended (a crash, seen when a
         // silent server's handshake was timed out). The callbacks say when
         // the connection goes.
+        return lws_client_connect_via_info(&info)
+    }
+
+    /// Starts an HTTP/1.1 GET of `fetch.path` on the endpoint's host, port
+    /// and scheme, tagged with the fetch (nil: failed at once).
+    func connect(_ fetch: LinkFetch) -> OpaquePointer? {
+        var info = lws_client_connect_info()
+        info.context = context
+        info.address = UnsafePointer(host)
+        info.host = UnsafePointer(host)
+        info.origin = UnsafePointer(host)
+        info.path = UnsafePointer(fetch.path)
+        info.port = Int32(endpoint.port)
+        info.ssl_connection = endpoint.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0
+        info.method = UnsafePointer(get)
+        info.alpn = UnsafePointer(http11)
+        info.local_protocol_name = UnsafePointer(name)
+        info.opaque_user_data = fetch.tag
         return lws_client_connect_via_info(&info)
     }
 

@@ -132,6 +132,8 @@ struct DevicesCommand: ParsableCommand {
         @Option(name: .customLong("on-bed-cooled")) var onBedCooled: Bool?
         @Option(name: .customLong("background-refresh"), help: "A silent push when a print ends, so the app refreshes its history.")
         var backgroundRefresh: Bool?
+        @Option(name: .long, help: "A picture of the print in complete, failed, paused and printer-error alerts.")
+        var snapshots: Bool?
 
         @OptionGroup var configOption: ConfigOption
 
@@ -140,7 +142,7 @@ struct DevicesCommand: ParsableCommand {
             let patch = DeviceStore.PreferencesPatch(
                 notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,
                 onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled,
-                backgroundRefresh: backgroundRefresh)
+                backgroundRefresh: backgroundRefresh, snapshots: snapshots)
             let found = try DevicesCommand.storeCall { try store.updatePreferences(deviceID: id, patch) }
             guard found else {
                 throw CommandFailure.noInput("no device \(id)")

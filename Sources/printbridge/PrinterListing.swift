@@ -42,7 +42,12 @@ struct PrinterListing {
             for (field, entity) in fields { lines.append("  \(field.rawValue): \(entity)") }
         }
         if printers.isEmpty { lines.append("printers: none found") }
-        for printer in mapped where entities[printer.prefix]?[.status] == nil {
+        for printer in mapped {
+            guard let camera = printer.camera else { continue }
+            let known = entities[printer.prefix]?[.status] != nil ? "" : " (not a printer found in Home Assistant yet)"
+            lines.append("printer \(printer.prefix): pictured by \(camera) (settings file)\(known)")
+        }
+        for printer in mapped where entities[printer.prefix]?[.status] == nil && printer.entities[.status] != nil {
             lines.append("printer \(printer.prefix) (mapped): its status entity \(printer.entities[.status] ?? "?") is not in Home Assistant")
         }
         return lines

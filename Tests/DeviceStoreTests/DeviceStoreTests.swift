@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 9)
+        #expect(store.schemaVersion == 10)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 9)
+        #expect(try temp.open().schemaVersion == 10)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -212,10 +212,11 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE printer_state DROP COLUMN offline_told_to;
             DROP TABLE notifications;
             ALTER TABLE devices DROP COLUMN background_refresh;
+            ALTER TABLE devices DROP COLUMN snapshots;
             PRAGMA user_version = 6;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 9)
+        #expect(store.schemaVersion == 10)
         #expect(try store.notificationStates() == states)
     }
 
@@ -236,10 +237,11 @@ let activity = String(repeating: "ef", count: 40)
             DROP INDEX notifications_by_device;
             DROP TABLE notifications;
             ALTER TABLE devices DROP COLUMN background_refresh;
+            ALTER TABLE devices DROP COLUMN snapshots;
             PRAGMA user_version = 7;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 9)
+        #expect(store.schemaVersion == 10)
         #expect(try store.notificationStates() == states)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.notifications(device: device, limit: 50).notifications.isEmpty)
@@ -269,15 +271,42 @@ let activity = String(repeating: "ef", count: 40)
         let path = temp.directory + "/printbridge.sqlite3"
         #expect(sqliteExecute(path, """
             ALTER TABLE devices DROP COLUMN background_refresh;
+            ALTER TABLE devices DROP COLUMN snapshots;
             PRAGMA user_version = 8;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 9)
+        #expect(store.schemaVersion == 10)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: true))
         #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == [sent.title])
         #expect(try store.updatePreferences(deviceID: device, .init(backgroundRefresh: false)))
         #expect(try temp.open().devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: false))
+    }
+
+    /// A store written before the pictures' switch (schema 9) opens with
+    /// its phones and their switches kept, pictures on for every phone, and
+    /// its key for the pictures' links made once and kept.
+    @Test func aSchema9StoreIsUpgradedWithPicturesOn() throws {
+        let temp = TemporaryStore()
+        let device: String
+        do {
+            let store = try temp.open()
+            device = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: "X1C").deviceID
+            #expect(try store.updatePreferences(deviceID: device, .init(backgroundRefresh: false)))
+        }
+        let path = temp.directory + "/printbridge.sqlite3"
+        #expect(sqliteExecute(path, """
+            ALTER TABLE devices DROP COLUMN snapshots;
+            PRAGMA user_version = 9;
+            """))
+        let store = try temp.open()
+        #expect(store.schemaVersion == 10)
+        #expect(try store.devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: true))
+        #expect(try store.updatePreferences(deviceID: device, .init(snapshots: false)))
+        #expect(try temp.open().devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: false))
+        let key = try #require(try store.snapshotKey { Array(repeating: 7, count: 32) })
+        #expect(key == Array(repeating: 7, count: 32))
+        #expect(try temp.open().snapshotKey { Array(repeating: 9, count: 32) } == key, "made once, kept across restarts")
     }
 
     @Test func oneConnectionSavesAgainAndAgainWithItsReusedStatements() throws {

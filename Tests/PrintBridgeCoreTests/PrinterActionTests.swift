@@ -55,3 +55,54 @@ import Testing
         #expect(matcher.button(.resume, printer: "werkstatt") == nil)
     }
 }
+
+/// Which camera or image entity pictures a printer: the settings file's,
+/// else the registry's (the printer's own device, the profile's best
+/// first), else those named after the printer in the snapshot.
+@Suite struct PrinterCameraTests {
+    @Test func camerasAreFoundByNameInTheSnapshotBestFirst() {
+        var matcher = EntityMatcher()
+        matcher.learn(from: [
+            HAState(entityID: "sensor.p1s_01p09c470200456_print_status", state: "running"),
+            HAState(entityID: "image.p1s_01p09c470200456_cover_image", state: "2026-11-26T10:00:00+00:00"),
+            HAState(entityID: "camera.p1s_01p09c470200456_camera", state: "idle"),
+            HAState(entityID: "sensor.octoprint_current_state", state: "Printing"),
+            HAState(entityID: "camera.octoprint_camera", state: "idle"),
+            HAState(entityID: "camera.driveway", state: "idle"),
+        ])
+        #expect(matcher.cameras(printer: "p1s_01p09c470200456") == [
+            "camera.p1s_01p09c470200456_camera", "image.p1s_01p09c470200456_cover_image",
+        ])
+        #expect(matcher.cameras(printer: "octoprint") == ["camera.octoprint_camera"])
+        #expect(matcher.cameras(printer: "nothing") == [])
+        #expect(!matcher.cameras.values.joined().contains("camera.driveway"), "another camera is nobody's printer's")
+    }
+
+    @Test func aRenamedDevicesCamerasAreItsOwnByTheRegistryAUserNamedWebcamLast() {
+        var matcher = EntityMatcher()
+        matcher.applyRegistry([
+            EntityRegistryEntry(entityID: "sensor.werkstatt_druckstatus", platform: "bambu_lab", translationKey: "print_status", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "image.werkstatt_titelbild", platform: "bambu_lab", translationKey: "cover_image", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "camera.werkstatt_camera", platform: "bambu_lab", translationKey: "camera", deviceID: "d1"),
+            EntityRegistryEntry(entityID: "camera.other_camera", platform: "bambu_lab", translationKey: "camera", deviceID: "d2"),
+            EntityRegistryEntry(entityID: "camera.garage", platform: "generic", translationKey: nil, deviceID: nil),
+        ])
+        let cameras = matcher.cameras(printer: "werkstatt")
+        #expect(cameras.first == "camera.werkstatt_camera", "the profile's camera first")
+        #expect(Set(cameras) == ["camera.werkstatt_camera", "image.werkstatt_titelbild"], "only its own device's")
+    }
+
+    @Test func theSettingsFilesCameraWinsAndPathsFollowTheDomain() throws {
+        let mapped = MappedPrinter(prefix: "octoprint", profile: .octoPrint, entities: [:], camera: "camera.garage")
+        var matcher = EntityMatcher(mapped: [mapped])
+        matcher.learn(from: [
+            HAState(entityID: "sensor.octoprint_current_state", state: "Printing"),
+            HAState(entityID: "camera.octoprint_camera", state: "idle"),
+        ])
+        #expect(matcher.cameras(printer: "octoprint") == ["camera.garage"])
+        #expect(matcher.match(entityID: "sensor.octoprint_current_state") != nil, "a camera-only entry maps nothing else")
+        #expect(CameraEntity.proxyPath(for: "camera.garage") == "/api/camera_proxy/camera.garage")
+        #expect(CameraEntity.proxyPath(for: "image.x_cover_image") == "/api/image_proxy/image.x_cover_image")
+        #expect(CameraEntity.proxyPath(for: "sensor.x") == nil)
+    }
+}

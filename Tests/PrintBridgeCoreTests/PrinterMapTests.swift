@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func mistakesNameTheirLine() {
-        #expect(problem("printers:\n  a:\n    progress: sensor.a_p\n") == "p.yaml:2: printers: printer \"a\" needs a status entity")
+        #expect(problem("printers:\n  a:\n    progress: sensor.a_p\n") == "p.yaml:2: printers: printer \"a\" needs a status entity (or only a camera)")
         #expect(problem("printers:\n  a:\n    status: sensor.a\n    colour: red\n")?.contains("p.yaml:4: printers: unknown key \"colour\"") == true)
         #expect(problem("printers:\n  a:\n    status: Sensor A\n")?.hasPrefix("p.yaml:3: printers: status must be an entity id") == true)
         #expect(problem("printers:\n  a:\n    status: sensor.a\n    profile: cura\n")?.contains("unknown profile \"cura\"") == true)
@@ -54,5 +54,26 @@ import Testing
         #expect(problem("printers: yes\n")?.hasPrefix("p.yaml:1:") == true)
         #expect(problem("printers:\nlog_level: info\n") == "p.yaml: printers: no printers under \"printers:\"")
         #expect(problem("printers:\n  a:\n    status: sensor.a\n   progress: sensor.b\n")?.contains("unexpected indentation") == true)
+    }
+}
+
+extension PrinterMapTests {
+    @Test func aPrintersCameraAloneOrBesideItsEntities() throws {
+        let printers = try parse("""
+            printers:
+              x1c_00m09a350100123:
+                camera: camera.workshop
+              ender3:
+                status: sensor.ender_state
+                camera: image.ender_preview
+            """)
+        #expect(printers.map(\.prefix) == ["x1c_00m09a350100123", "ender3"])
+        #expect(printers[0].camera == "camera.workshop" && printers[0].entities.isEmpty)
+        #expect(printers[1].camera == "image.ender_preview" && printers[1].entities[.status] == "sensor.ender_state")
+        #expect(problem("printers:\n  a:\n    camera: sensor.a_cam\n")
+            == "p.yaml:3: printers: camera must be a camera or image entity id such as camera.a_camera")
+        #expect(problem("printers:\n  a:\n    camera: camera.a\n    camera: camera.b\n") == "p.yaml:4: printers: camera is set twice")
+        #expect(problem("printers:\n  a:\n    profile: octoprint\n    camera: camera.a\n")
+            == "p.yaml:2: printers: printer \"a\" needs a status entity (or only a camera)")
     }
 }

@@ -16,6 +16,9 @@
 /// - An answer from APNs (any) means APNs is back: every token waiting for
 ///   its retry is tried now rather than at the end of its back-off.
 /// - A token APNs refused for good takes its waiting pushes with it.
+/// - A push may be held for a while (an alert waiting for the picture of
+///   the print): it and those behind it for the same token wait until it is
+///   released (with its final payload) or its hold ends, whichever is first.
 public struct Outbox: Sendable {
     public struct Entry: Sendable, Hashable {
         /// Order of making, unique in the store.
@@ -64,6 +67,11 @@ public struct Outbox: Sendable {
         var inFlight = false
         var failures = 0
         var retryAt: EpochTime?
+        /// Held entries (by sequence) and when their hold ends.
+        var holds: [Int: EpochTime] = [:]
+
+        /// When the first entry's hold ends, if it is held.
+        var firstHeldUntil: EpochTime? { entries.first.flatMap { holds[$0.sequence] } }
     }
 
     public var firstRetryDelay: Double
@@ -87,7 +95,12 @@ public struct Outbox: Sendable {
     /// The next time `due(at:)` has something to do: a lane with a push in
     /// flight waits for its answer, whatever its retry time (counting it had
     /// the agent wake again and again while APNs kept a retry waiting).
-    public var nextDeadline: EpochTime? { lanes.values.filter { !$0.inFlight }.compactMap(\.retryAt).min() }
+    public var nextDeadline: EpochTime? {
+        lanes.values.filter { !$0.inFlight }.flatMap { [$0.retryAt, $0.firstHeldUntil] }.compactMap { $0 }.min()
+    }
+
+    /// Pushes held (waiting for their picture).
+    public var held: Int { lanes.values.reduce(0) { $0 + $1.holds.count } }
 
     /// Takes the pushes the store kept at start-up, all at once, so a Live
     /// Activity update that a later update or end made pointless is not sent.
@@ -112,14 +125,16 @@ public struct Outbox: Sendable {
         return actions
     }
 
-    /// Takes a new push.
-    public mutating func add(_ entry: Entry, now: EpochTime) -> Actions {
+    /// Takes a new push; held until `holdUntil` at the latest when given
+    /// (`release` sends it sooner).
+    public mutating func add(_ entry: Entry, now: EpochTime, holdUntil: EpochTime? = nil) -> Actions {
         var actions = Actions()
         var lane = lanes[entry.push.token] ?? Lane()
         if entry.push.expiration <= now {
             actions.settle(entry, .expired)
             return actions
         }
+        if let holdUntil, holdUntil > now { lane.holds[entry.sequence] = holdUntil }
         if Self.supersedesUpdates(entry.push) {
             // The first entry may be in flight: only those behind it, or a
             // first one that is waiting for its retry, can go.
@@ -162,6 +177,7 @@ public struct Outbox: Sendable {
                 // The token is dead or wrong: nothing more can reach it.
                 for rest in lane.entries { actions.settle(rest, .rejected) }
                 lane.entries.removeAll()
+                lane.holds = [:]
             }
         case .gaveUp:
             lane.failures += 1
@@ -178,13 +194,32 @@ public struct Outbox: Sendable {
         return actions
     }
 
-    /// Retries that are due, and expiries.
+    /// Retries that are due, holds that ended, and expiries.
     public mutating func due(at now: EpochTime) -> Actions {
         var actions = Actions()
         for (token, lane) in lanes where !lane.inFlight {
-            if let retryAt = lane.retryAt, retryAt <= now { actions.merge(startIfIdle(token, now: now)) }
+            if let retryAt = lane.retryAt, retryAt <= now {
+                actions.merge(startIfIdle(token, now: now))
+            } else if lane.retryAt == nil, let until = lane.firstHeldUntil, until <= now {
+                actions.merge(startIfIdle(token, now: now))
+            }
         }
         return actions
+    }
+
+    /// Ends the hold of a held push, with `payload` as its final body when
+    /// given; it goes at once if nothing is ahead of it. False when the push
+    /// is no longer held (its hold ended, or it left the outbox).
+    @discardableResult
+    public mutating func release(_ sequence: Int, token: String, payload: [UInt8]?, now: EpochTime) -> (
+        released: Bool, actions: Actions
+    ) {
+        guard var lane = lanes[token], lane.holds.removeValue(forKey: sequence) != nil,
+            let index = lane.entries.firstIndex(where: { $0.sequence == sequence })
+        else { return (false, Actions()) }
+        if let payload { lane.entries[index].push.payload = payload }
+        lanes[token] = lane
+        return (true, startIfIdle(token, now: now))
     }
 
     /// A token refused through another push: its waiting pushes go.
@@ -194,6 +229,7 @@ public struct Outbox: Sendable {
         let keep = lane.inFlight ? 1 : 0
         for entry in lane.entries.dropFirst(keep) { actions.settle(entry, .rejected) }
         lane.entries = Array(lane.entries.prefix(keep))
+        lane.holds = lane.holds.filter { hold in lane.entries.contains { $0.sequence == hold.key } }
         lanes[token] = lane.entries.isEmpty ? nil : lane
         return actions
     }
@@ -220,8 +256,14 @@ public struct Outbox: Sendable {
         while let first = lane.entries.first, first.push.expiration <= now {
             actions.settle(first, .expired)
             lane.entries.removeFirst()
+            lane.holds[first.sequence] = nil
+        }
+        if let until = lane.firstHeldUntil, until > now {
+            lanes[token] = lane
+            return actions
         }
         if let first = lane.entries.first {
+            lane.holds[first.sequence] = nil
             lane.inFlight = true
             actions.send.append(first)
             lanes[token] = lane

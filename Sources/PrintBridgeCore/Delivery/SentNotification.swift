@@ -39,6 +39,13 @@ public struct SentNotification: Hashable, Sendable {
     /// The link to the print's picture, while it lives (none yet).
     public var snapshot: String?
 
+    /// The picture's link while it lives at `now` (a link that names no expiry lives on).
+    public func snapshot(at now: EpochTime) -> String? {
+        guard let snapshot else { return nil }
+        if let expires = SnapshotLink.expiry(of: snapshot), expires <= now { return nil }
+        return snapshot
+    }
+
     public init(
         id: Int = 0, deviceID: String, printer: String, event: Push.Event, title: String, body: String,
         reason: String? = nil, createdAt: EpochTime, outcome: Outcome = .pending, apnsID: String, snapshot: String? = nil

@@ -59,6 +59,10 @@ public struct Push: Hashable, Sendable {
     /// (its memory not yet saved) is recognisably the same notification.
     /// Nil: the sender makes a random one.
     public var apnsID: String?
+    /// The alert would carry a picture of the print if the camera gives one
+    /// in time (`AlertPayload.addingSnapshot`). Only while the agent holds
+    /// it; not kept in the store (a push sent after a restart goes without).
+    public var wantsSnapshot = false
 
     public init(
         kind: Kind, event: Event, printerPrefix: String, deviceID: String, token: String,

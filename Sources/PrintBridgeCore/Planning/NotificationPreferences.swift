@@ -12,12 +12,17 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     /// A silent background push when a print ends, so the app refreshes its
     /// history and statistics (`Push.Event.history`).
     public var backgroundRefresh: Bool
+    /// A picture of the print in the alerts that have one (complete,
+    /// failed, paused, printer error), when the printer has a camera.
+    public var snapshots: Bool
 
     public init(
         notificationsEnabled: Bool = true, onStart: Bool = true, onComplete: Bool = true,
         onFailed: Bool = true, onPaused: Bool = true, onMilestone: Bool = true,
-        onPrinterError: Bool = true, onBedCooled: Bool = true, backgroundRefresh: Bool = true
+        onPrinterError: Bool = true, onBedCooled: Bool = true, backgroundRefresh: Bool = true,
+        snapshots: Bool = true
     ) {
+        self.snapshots = snapshots
         self.backgroundRefresh = backgroundRefresh
         self.onPrinterError = onPrinterError
         self.onBedCooled = onBedCooled
@@ -38,7 +43,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
             ("onComplete", "on_complete", \.onComplete), ("onFailed", "on_failed", \.onFailed),
             ("onPaused", "on_paused", \.onPaused), ("onMilestone", "on_milestone", \.onMilestone),
             ("onPrinterError", "on_printer_error", \.onPrinterError), ("onBedCooled", "on_bed_cooled", \.onBedCooled),
-            ("backgroundRefresh", "background_refresh", \.backgroundRefresh),
+            ("backgroundRefresh", "background_refresh", \.backgroundRefresh), ("snapshots", "snapshots", \.snapshots),
         ]
     }
 

@@ -122,7 +122,8 @@ struct PushBuilder {
                 payload: { () throws(PayloadError) in try payload.encoded() }, kind: .alert, event: event,
                 device: device, token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic,
                 priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: collapseKey ?? event.rawValue),
-                expiration: now + configuration.alertExpiration, milestone: milestone, idName: idName)
+                expiration: now + configuration.alertExpiration, milestone: milestone, idName: idName,
+                wantsSnapshot: event.mayCarrySnapshot && device.preferences.snapshots)
         }
         return recipients
     }
@@ -188,13 +189,14 @@ struct PushBuilder {
     private mutating func add(
         payload: () throws(PayloadError) -> [UInt8], kind: Push.Kind, event: Push.Event, device: Device,
         token: String, tokenKind: Push.TokenKind, topic: String, priority: Int, collapseID: String,
-        expiration: EpochTime, milestone: Int? = nil, idName: String? = nil
+        expiration: EpochTime, milestone: Int? = nil, idName: String? = nil, wantsSnapshot: Bool = false
     ) {
         do throws(PayloadError) {
             var push = Push(
                 kind: kind, event: event, printerPrefix: prefix, deviceID: device.id, token: token,
                 tokenKind: tokenKind, topic: topic, priority: priority, collapseID: collapseID,
                 expiration: expiration, payload: try payload(), createdAt: now)
+            push.wantsSnapshot = wantsSnapshot
             // A print's notifications (not its routine updates) have an id of their own.
             if let idName {
                 push.apnsID = Push.derivedID("\(idName)|\(token)")

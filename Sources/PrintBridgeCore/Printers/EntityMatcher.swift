@@ -17,13 +17,17 @@ public struct MappedPrinter: Hashable, Sendable {
     /// The printer's prefix (its name in PrintBridge, the API and the app).
     public var prefix: String
     public var profile: PrinterProfile
-    /// The entity that plays each part.
+    /// The entity that plays each part (none: the entry names only a camera).
     public var entities: [PrinterField: String]
+    /// The camera or image entity that pictures the printer, whatever HA's
+    /// registry says (`camera:`).
+    public var camera: String?
 
-    public init(prefix: String, profile: PrinterProfile, entities: [PrinterField: String]) {
+    public init(prefix: String, profile: PrinterProfile, entities: [PrinterField: String], camera: String? = nil) {
         self.prefix = prefix
         self.profile = profile
         self.entities = entities
+        self.camera = camera
     }
 }
 
@@ -71,6 +75,11 @@ public struct EntityMatcher: Sendable {
     /// the last snapshot (by name); `buttons` merges them.
     private var registryButtons: PrinterButtons = [:]
     private var namedButtons: PrinterButtons = [:]
+    /// Printers' camera and image entities: the settings file's, the
+    /// registry's (by device) and the last snapshot's (by name).
+    private let mappedCameras: PrinterCameras
+    private var registryCameras: PrinterCameras = [:]
+    private var namedCameras: PrinterCameras = [:]
     /// The integrations' own bus events, by HA event type.
     private let busEventsByType: [String: PrinterBusEvents]
 
@@ -110,6 +119,7 @@ public struct EntityMatcher: Sendable {
             }
         }
         self.mappedMatches = mappedMatches
+        mappedCameras = Dictionary(mapped.compactMap { printer in printer.camera.map { (printer.prefix, [$0]) } }) { $1 }
         var busEventsByType: [String: PrinterBusEvents] = [:]
         for profile in profiles + mapped.map(\.profile) {
             if let bus = profile.busEvents, busEventsByType[bus.eventType] == nil { busEventsByType[bus.eventType] = bus }
@@ -219,6 +229,38 @@ public struct EntityMatcher: Sendable {
                 registryButtons[prefix, default: [:]][action] = entry.entityID
             }
         }
+        learnCameras(from: entries, prefixByGroup: prefixByGroup)
+    }
+
+    /// The registry's camera and image entities on a printer's device: the
+    /// profile's, in its order, then any other (a webcam named by its user).
+    private mutating func learnCameras(from entries: [EntityRegistryEntry], prefixByGroup: [String: String]) {
+        registryCameras = [:]
+        var ranked: [String: [(rank: Int, entityID: String)]] = [:]
+        for entry in entries where entry.entityID.hasPrefix("camera.") || entry.entityID.hasPrefix("image.") {
+            guard let profile = profileIndex(platform: entry.platform),
+                let prefix = prefixByGroup[Self.group(entry)], !prefix.isEmpty
+            else { continue }
+            let (base, _) = Self.splitCopyNumber(Self.objectID(entry.entityID))
+            let cameras = profiles[profile].cameras
+            let rank = cameras.firstIndex { entry.entityID.hasPrefix($0.domain + ".") && base.hasSuffix($0.suffix) }
+            ranked[prefix, default: []].append((rank ?? cameras.count, entry.entityID))
+        }
+        for (prefix, found) in ranked {
+            registryCameras[prefix] = found.sorted { ($0.rank, $0.entityID) < ($1.rank, $1.entityID) }.map(\.entityID)
+        }
+    }
+
+    /// The camera and image entities that picture the printer `prefix`,
+    /// best first: the settings file's, else the registry's, else those
+    /// named after the printer in the last snapshot.
+    public func cameras(printer prefix: String) -> [String] {
+        mappedCameras[prefix] ?? registryCameras[prefix] ?? namedCameras[prefix] ?? []
+    }
+
+    /// Every printer's cameras, as `cameras(printer:)` finds them.
+    public var cameras: PrinterCameras {
+        mappedCameras.merging(registryCameras.merging(namedCameras) { registry, _ in registry }) { mapped, _ in mapped }
     }
 
     /// The button entity that does `action` for the printer `prefix`, if HA
@@ -233,11 +275,33 @@ public struct EntityMatcher: Sendable {
         namedButtons.merging(registryButtons) { named, registry in named.merging(registry) { $1 } }
     }
 
+    /// The snapshot's camera and image entities named after a known
+    /// printer, in its profile's order (`camera.<printer>_camera`, or
+    /// `camera.<name>_camera_2` for a printer HA numbered).
+    private mutating func learnCameras(from states: [HAState]) {
+        namedCameras = [:]
+        let ids = Set(states.lazy.map(\.entityID).filter { $0.hasPrefix("camera.") || $0.hasPrefix("image.") })
+        guard !ids.isEmpty else { return }
+        for (prefix, index) in knownPrinters {
+            let (base, copy) = Self.splitCopyNumber(prefix)
+            var found: [String] = []
+            for camera in profiles[index].cameras {
+                for id in ["\(camera.domain).\(prefix)\(camera.suffix)", "\(camera.domain).\(base)\(camera.suffix)\(copy)"]
+                where ids.contains(id) && !found.contains(id) {
+                    found.append(id)
+                    break
+                }
+            }
+            if !found.isEmpty { namedCameras[prefix] = found }
+        }
+    }
+
     /// The snapshot's button entities named after a known printer:
     /// `button.<printer>_<suffix>`, or `button.<name>_<suffix>_2` for a
     /// printer HA numbered (`<name>_2`).
     private mutating func learnButtons(from states: [HAState]) {
         namedButtons = [:]
+        learnCameras(from: states)
         let ids = Set(states.lazy.map(\.entityID).filter { $0.hasPrefix("button.") })
         guard !ids.isEmpty else { return }
         for (prefix, index) in knownPrinters {

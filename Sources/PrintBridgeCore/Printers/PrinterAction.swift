@@ -31,3 +31,27 @@ public enum PrinterAction: String, CaseIterable, Hashable, Sendable {
 /// The button entities of printers, by printer prefix and action, as the
 /// entity registry and the `get_states` snapshot show them.
 public typealias PrinterButtons = [String: [PrinterAction: String]]
+
+/// A camera or image entity a profile's printers may have: its domain
+/// (`camera`: `/api/camera_proxy`, `image`: `/api/image_proxy`) and the end
+/// of its object id after the printer's name.
+public struct CameraEntity: Hashable, Sendable {
+    public var domain: String
+    public var suffix: String
+
+    public init(_ domain: String, _ suffix: String) {
+        self.domain = domain
+        self.suffix = suffix
+    }
+
+    /// Where HA serves an entity's picture: `/api/camera_proxy/<id>` for a
+    /// camera, `/api/image_proxy/<id>` for an image entity; nil for others.
+    public static func proxyPath(for entityID: String) -> String? {
+        if entityID.hasPrefix("camera.") { return "/api/camera_proxy/" + entityID }
+        if entityID.hasPrefix("image.") { return "/api/image_proxy/" + entityID }
+        return nil
+    }
+}
+
+/// The camera and image entities of printers, best first, by printer prefix.
+public typealias PrinterCameras = [String: [String]]

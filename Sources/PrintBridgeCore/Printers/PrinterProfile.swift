@@ -72,6 +72,10 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
     /// (`pause_printing`: `button.<printer>_pause_printing`). None: the
     /// integration has no such button.
     public var actionButtons: [PrinterAction: String] { specifics.actionButtons }
+    /// The printer's pictures, best first: camera or image entities named
+    /// `<domain>.<printer><suffix>` (the registry's entities of the
+    /// printer's device come first, in this order). None: no picture.
+    public var cameras: [CameraEntity] { specifics.cameras }
 
     public init(
         name: String, title: String, entities: EntitySuffixMap, siblingsNeedStatus: Bool = true,
@@ -83,7 +87,7 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         readPrinterErrors: @escaping @Sendable (HAState) -> [PrinterError]? = { _ in nil },
         stageReason: @escaping @Sendable (PrinterSnapshot, Catalog) -> String? = { _, _ in nil },
         stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool = { _ in false },
-        actionButtons: [PrinterAction: String] = [:]
+        actionButtons: [PrinterAction: String] = [:], cameras: [CameraEntity] = []
     ) {
         self.name = name
         self.title = title
@@ -97,7 +101,7 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         specifics = Specifics(
             busEvents: busEvents, cancelCode: cancelCode, errorNotation: errorNotation, readPrintError: readPrintError,
             readPrinterErrors: readPrinterErrors, stageReason: stageReason, stageExplainsPause: stageExplainsPause,
-            actionButtons: actionButtons)
+            actionButtons: actionButtons, cameras: cameras)
     }
 
     /// The integration's own facts that no mapped printer changes; immutable,
@@ -111,6 +115,7 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         let stageReason: @Sendable (PrinterSnapshot, Catalog) -> String?
         let stageExplainsPause: @Sendable (PrinterSnapshot) -> Bool
         let actionButtons: [PrinterAction: String]
+        let cameras: [CameraEntity]
 
         init(
             busEvents: PrinterBusEvents?, cancelCode: Int?, errorNotation: @escaping @Sendable (Int) -> String,
@@ -118,7 +123,7 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
             readPrinterErrors: @escaping @Sendable (HAState) -> [PrinterError]?,
             stageReason: @escaping @Sendable (PrinterSnapshot, Catalog) -> String?,
             stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool,
-            actionButtons: [PrinterAction: String]
+            actionButtons: [PrinterAction: String], cameras: [CameraEntity]
         ) {
             self.busEvents = busEvents
             self.cancelCode = cancelCode
@@ -128,6 +133,7 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
             self.stageReason = stageReason
             self.stageExplainsPause = stageExplainsPause
             self.actionButtons = actionButtons
+            self.cameras = cameras
         }
     }
 

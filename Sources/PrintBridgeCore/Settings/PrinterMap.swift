@@ -9,9 +9,12 @@
 ///     status: sensor.ender3_state
 ///     progress: sensor.ender3_progress
 ///     file_name: sensor.ender3_file
+///     camera: camera.garage          # optional: the picture in its alerts
 ///     states:                        # optional: status texts and what they mean
 ///       "Printing": running
 ///       "Done": complete
+///   x1c_00m09a350100123:             # a printer found on its own:
+///     camera: camera.workshop        # only its camera is named
 /// ```
 public enum PrinterMap {
     /// The parts an entity can play, as the settings file names them.
@@ -77,6 +80,7 @@ public enum PrinterMap {
             var baseNamed = false
             var entities: [PrinterField: String] = [:]
             var states: [String: PrintStatus?] = [:]
+            var camera: String?
             var keyIndent: Int?
             while index < block.count, indent(block[index].text) > printerIndent {
                 let (line, text) = block[index]
@@ -112,9 +116,15 @@ public enum PrinterMap {
                         index += 1
                     }
                     guard stateIndent != nil else { throw fail(line, "\"states:\" has no entries") }
+                case "camera":
+                    guard let value, isEntityID(value), value.hasPrefix("camera.") || value.hasPrefix("image.") else {
+                        throw fail(line, "camera must be a camera or image entity id such as camera.\(prefix)_camera")
+                    }
+                    guard camera == nil else { throw fail(line, "camera is set twice") }
+                    camera = value
                 default:
                     guard let role = roles.first(where: { $0.name == key }) else {
-                        throw fail(line, "unknown key \"\(key)\" (known: profile, states, "
+                        throw fail(line, "unknown key \"\(key)\" (known: profile, states, camera, "
                             + roles.map(\.name).joined(separator: ", ") + ")")
                     }
                     guard let value, isEntityID(value) else {
@@ -126,14 +136,18 @@ public enum PrinterMap {
                     entities[role.field] = value
                 }
             }
-            guard entities[.status] != nil else { throw fail(line, "printer \"\(prefix)\" needs a status entity") }
+            // Only a camera: a printer found on its own, pictured by another entity.
+            let cameraOnly = camera != nil && entities.isEmpty && states.isEmpty && !baseNamed
+            guard entities[.status] != nil || cameraOnly else {
+                throw fail(line, "printer \"\(prefix)\" needs a status entity (or only a camera)")
+            }
             var profile = base
             if !states.isEmpty || !baseNamed {
                 profile.name = "mapped:" + prefix
                 profile.title = baseNamed ? "\(base.title), states mapped" : "mapped in the settings file"
                 for (text, status) in states { profile.statuses[text] = status }
             }
-            printers.append(MappedPrinter(prefix: prefix, profile: profile, entities: entities))
+            printers.append(MappedPrinter(prefix: prefix, profile: profile, entities: entities, camera: camera))
         }
         return printers
     }

@@ -34,5 +34,9 @@ extension PrinterProfile {
             "error": .failed,
         ], zeroWhenNotPrinting: true,
         // button.py: "Pause Print", "Resume Print", "Cancel Print".
-        actionButtons: [.pause: "pause_print", .resume: "resume_print", .stop: "cancel_print"])
+        actionButtons: [.pause: "pause_print", .resume: "resume_print", .stop: "cancel_print"],
+        // camera.py: a MjpegCamera per Moonraker webcam, "<device> <webcam
+        // name>" (the registry finds one of any name), and the print's
+        // thumbnail ("<device> Thumbnail") while it prints.
+        cameras: [.init("camera", "_webcam"), .init("camera", "_thumbnail")])
 }

@@ -38,5 +38,8 @@ extension PrinterProfile {
         ],
         idleEndsPrint: true,
         // button.py: "OctoPrint Pause Job", "… Resume Job", "… Stop Job".
-        actionButtons: [.pause: "pause_job", .resume: "resume_job", .stop: "stop_job"])
+        actionButtons: [.pause: "pause_job", .resume: "resume_job", .stop: "stop_job"],
+        // camera.py: "OctoPrint Camera", made when OctoPrint's webcam is
+        // enabled; a still from its snapshot URL.
+        cameras: [.init("camera", "_camera")])
 }

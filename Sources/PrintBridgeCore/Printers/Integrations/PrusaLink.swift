@@ -36,5 +36,8 @@ extension PrinterProfile {
         ],
         statusOptions: ["idle", "busy", "printing", "paused", "finished", "stopped", "error", "attention", "ready"],
         // button.py: translation keys pause_job, resume_job, cancel_job.
-        actionButtons: [.pause: "pause_job", .resume: "resume_job", .stop: "cancel_job"])
+        actionButtons: [.pause: "pause_job", .resume: "resume_job", .stop: "cancel_job"],
+        // camera.py: not a webcam but the job's preview (translation key
+        // job_preview, "Preview"), while the job has a thumbnail.
+        cameras: [.init("camera", "_preview")])
 }

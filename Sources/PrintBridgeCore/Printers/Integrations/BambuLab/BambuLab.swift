@@ -81,7 +81,11 @@ extension PrinterProfile {
         readPrintError: BambuLab.printError, readPrinterErrors: BambuLab.hmsErrors(_:),
         stageReason: BambuLab.stageReason, stageExplainsPause: BambuLab.stageExplainsPause,
         // button.py: "Pause printing", "Resume printing", "Stop printing" (unique ids <serial>_pause …).
-        actionButtons: [.pause: "pause_printing", .resume: "resume_printing", .stop: "stop_printing"])
+        actionButtons: [.pause: "pause_printing", .resume: "resume_printing", .stop: "stop_printing"],
+        // camera.py: the chamber camera (X1: RTSP; P1/A1: JPEG frames), or
+        // with "camera as image sensor" image.py's ChamberImage; then the
+        // job's cover image (the 3MF's plate thumbnail).
+        cameras: [.init("camera", "_camera"), .init("image", "_camera"), .init("image", "_cover_image")])
 }
 
 extension EntitySuffixMap {

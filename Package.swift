@@ -134,6 +134,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // Pictures of the print for the alerts: taken through HA, kept in a
+        // bounded folder, served by signed expiring links.
+        .target(name: "Snapshots", dependencies: ["PrintBridgeCore", "COpenSSL"]),
+
         // Pairing the app: the server URL and API token as a QR code (terminal and PNG).
         .target(name: "Pairing", dependencies: ["CQRencode", "CZlib"]),
 
@@ -148,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "Agent", "AgentSettings", "EventReplay", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras", "CSwiftRuntimeHooks",
+                "PrintBridgeCore", "Agent", "AgentSettings", "EventReplay", "Snapshots", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras", "CSwiftRuntimeHooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -178,11 +182,12 @@ let package = Package(
             dependencies: ["DeviceStore", "PrintBridgeCore", "CSQLite", "TestSupport"]),
         .testTarget(
             name: "ControlAPITests",
-            dependencies: ["ControlAPI", "DeviceStore", "PrintBridgeCore"]),
+            dependencies: ["ControlAPI", "DeviceStore", "PrintBridgeCore", "Snapshots"]),
         .testTarget(
             name: "DeployTests",
             dependencies: ["TestSupport"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "TestSupport"]),
+        .testTarget(name: "SnapshotsTests", dependencies: ["Snapshots", "PrintBridgeCore"]),
         .testTarget(
             name: "HomeAssistantLinkTests",
             dependencies: ["HomeAssistantLink", "PrintBridgeCore", "TestSupport"]),

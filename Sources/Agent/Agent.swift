@@ -51,15 +51,24 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         public var publishPrinters: @Sendable ([PrinterSnapshot]) -> Void
         /// Called after each input is handled (tests wait on it).
         public var handled: @Sendable (AgentInput) -> Void
+        /// Takes a picture of printer `printer` for its alerts and returns
+        /// its signed link, or nil (logged and counted by the hook); nil:
+        /// alerts go without pictures.
+        public var takeSnapshot: (@Sendable (_ printer: String, _ now: EpochTime) async -> String?)?
+        /// Seconds an alert waits for its picture at most.
+        public var snapshotTimeout: Double
 
         public init(
             releaseMemory: @escaping @Sendable () -> Void = {},
             publishPrinters: @escaping @Sendable ([PrinterSnapshot]) -> Void = { _ in },
-            handled: @escaping @Sendable (AgentInput) -> Void = { _ in }
+            handled: @escaping @Sendable (AgentInput) -> Void = { _ in },
+            takeSnapshot: (@Sendable (String, EpochTime) async -> String?)? = nil, snapshotTimeout: Double = 3
         ) {
             self.releaseMemory = releaseMemory
             self.publishPrinters = publishPrinters
             self.handled = handled
+            self.takeSnapshot = takeSnapshot
+            self.snapshotTimeout = snapshotTimeout
         }
     }
 

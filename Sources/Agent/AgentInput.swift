@@ -19,6 +19,9 @@ public enum AgentInput: Sendable {
     /// The deadline the agent asked to be woken at has come (the pipeline's
     /// timers, an outbox retry, the heap trim, the end of the grace period).
     case deadline(EpochTime)
+    /// The picture asked for alerts (`request`) was taken: its signed link,
+    /// or nil when there is none (the alerts go without).
+    case snapshot(request: Int, link: String?)
 }
 
 extension AgentInput {

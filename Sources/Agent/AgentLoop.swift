@@ -29,6 +29,9 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
     private var graceEnd: EpochTime?
     private(set) var isFinished = false
     private var publishedChanges = -1
+    /// Pictures asked for and the held alerts waiting for each, by request.
+    private var snapshotRequests: [Int: [Outbox.Entry]] = [:]
+    private var lastSnapshotRequest = 0
     /// The wake-up asked for, and the task sleeping until it.
     private var wakeAt: EpochTime?
     private var wake: Task<Void, Never>?
@@ -82,6 +85,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         case .deadline(let time):
             if time == wakeAt { wakeAt = nil }
             deadline()
+        case .snapshot(let request, let link):
+            snapshotTaken(request, link: link)
         }
     }
 
@@ -185,7 +190,49 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         agent.store.commit(
             states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries)
         var actions = Outbox.Actions()
-        for entry in entries { actions.merge(outbox.add(entry, now: now)) }
+        let waiting = askForSnapshots(entries, now: now)
+        for entry in entries {
+            let hold = waiting.contains(entry.sequence) ? now + agent.hooks.snapshotTimeout : nil
+            actions.merge(outbox.add(entry, now: now, holdUntil: hold))
+        }
+        carryOut(actions)
+    }
+
+    // MARK: - Pictures
+
+    /// Asks for one picture per printer for the alerts that want one; returns
+    /// the sequences to hold until it comes or `snapshotTimeout` is over.
+    private func askForSnapshots(_ entries: [Outbox.Entry], now: EpochTime) -> Set<Int> {
+        guard let take = agent.hooks.takeSnapshot, !draining else { return [] }
+        let wanting = Dictionary(grouping: entries.filter(\.push.wantsSnapshot), by: \.push.printerPrefix)
+        var held: Set<Int> = []
+        for (printer, alerts) in wanting.sorted(by: { $0.key < $1.key }) {
+            lastSnapshotRequest += 1
+            let request = lastSnapshotRequest, inbox = agent.inbox
+            snapshotRequests[request] = alerts
+            held.formUnion(alerts.map(\.sequence))
+            Task { inbox.send(.snapshot(request: request, link: await take(printer, now))) }
+        }
+        return held
+    }
+
+    /// A picture came (or none): the alerts still held go, with it when it
+    /// fits; those whose hold ended already went without.
+    private func snapshotTaken(_ request: Int, link: String?) {
+        guard let alerts = snapshotRequests.removeValue(forKey: request) else { return }
+        let now = clock.now()
+        var actions = Outbox.Actions()
+        for entry in alerts {
+            let payload = link.flatMap { AlertPayload.addingSnapshot(link: $0, to: entry.push.payload) }
+            let (released, sent) = outbox.release(entry.sequence, token: entry.push.token, payload: payload, now: now)
+            guard released else { continue }
+            if let payload, let link {
+                agent.store.write("could not record an alert's picture") { store in
+                    try store.attachSnapshot(sequence: entry.sequence, apnsID: entry.push.apnsID, payload: payload, link: link)
+                }
+            }
+            actions.merge(sent)
+        }
         carryOut(actions)
     }
 

@@ -19,6 +19,16 @@ extension Settings {
         /// The longest NOTIFICATION_HISTORY_DAYS: ten years.
         public static let notificationHistoryDaysLimit = 3650
 
+        /// SNAPSHOTS: a picture of the print in complete, failed, paused and
+        /// printer-error alerts, when the printer has a camera (true).
+        public let snapshots: Bool
+        /// SNAPSHOT_TIMEOUT: seconds an alert waits for its picture at most (3).
+        public let snapshotTimeout: Double
+        /// SNAPSHOT_LINK_HOURS: hours a picture and its link live (24).
+        public let snapshotLinkHours: Double
+        /// SNAPSHOT_FOLDER_MB: megabytes the pictures may take on disk (100).
+        public let snapshotFolderMB: Double
+
         /// NOTIFICATION_HISTORY_DAYS in seconds.
         public var notificationRetention: Double { Double(notificationHistoryDays) * 86400 }
 
@@ -36,6 +46,16 @@ extension Settings {
                 }
             }
             notificationHistoryDays = days
+            snapshots = reader.flag("SNAPSHOTS", .delivery) ?? true
+            var timeout = reader.positiveNumber("SNAPSHOT_TIMEOUT", .delivery) ?? 3
+            if timeout > 10 {
+                // A Time Sensitive alert kept back longer is a late alert.
+                reader.problem(.delivery, "SNAPSHOT_TIMEOUT", "SNAPSHOT_TIMEOUT must be at most 10 seconds")
+                timeout = 3
+            }
+            snapshotTimeout = timeout
+            snapshotLinkHours = reader.positiveNumber("SNAPSHOT_LINK_HOURS", .delivery) ?? 24
+            snapshotFolderMB = reader.positiveNumber("SNAPSHOT_FOLDER_MB", .delivery) ?? 100
         }
     }
 

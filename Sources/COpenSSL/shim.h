@@ -13,6 +13,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/rand.h>
+#include <openssl/hmac.h>
 
 /* OPENSSL_VERSION_TEXT is a string macro; expose the header's compile-time version. */
 static inline const char *pb_openssl_header_version(void) { return OPENSSL_VERSION_TEXT; }

@@ -41,8 +41,9 @@ public enum APIJSON {
     }
 
     /// One alert of a phone's notification history (GET /api/notifications,
-    /// `printbridge notifications --format json`).
-    public static func notification(_ sent: SentNotification) -> String {
+    /// `printbridge notifications --format json`); its picture's link only
+    /// while the link lives at `now`.
+    public static func notification(_ sent: SentNotification, now: EpochTime) -> String {
         JSONText.object([
             ("id", String(sent.id)),
             ("time", JSONText.quoted(ISO8601.format(sent.createdAt))),
@@ -52,7 +53,7 @@ public enum APIJSON {
             ("body", JSONText.quoted(sent.body)),
             ("reason", optional(sent.reason)),
             ("outcome", JSONText.quoted(sent.outcome.rawValue)),
-            ("snapshot", optional(sent.snapshot)),
+            ("snapshot", optional(sent.snapshot(at: now))),
         ])
     }
 

@@ -22,6 +22,8 @@ public final class AgentMetrics: Sendable {
         var recentPushes: [RecentPush] = []
         /// Printer actions asked through the API, by action and result.
         var actions: [String: Int] = [:]
+        /// Pictures asked for alerts, by outcome and reason ("taken " or "none <reason>").
+        var snapshots: [String: Int] = [:]
     }
 
     /// How many ended pushes the status page shows.
@@ -152,6 +154,12 @@ public final class AgentMetrics: Sendable {
         state.withLock { $0.actions["\(action) \(result)", default: 0] += 1 }
     }
 
+    /// A picture asked for alerts: `taken`, or `none` with why (no_camera,
+    /// timeout, http_503, too_large, not_an_image, …).
+    public func snapshot(outcome: String, reason: String = "") {
+        state.withLock { $0.snapshots["\(outcome) \(reason)", default: 0] += 1 }
+    }
+
     /// A push's end: `outcome` delivered, rejected, expired, superseded or
     /// dry_run; limited for a background push over a phone's hourly allowance.
     public func push(_ push: Push, outcome: String, reason: String = "") {
@@ -266,6 +274,12 @@ public final class AgentMetrics: Sendable {
                    state.actions.sorted { $0.key < $1.key }.map { key, count in
                        let parts = key.split(separator: " ", maxSplits: 1).map(String.init)
                        return (label([("action", parts[0]), ("result", parts.count > 1 ? parts[1] : "")]), String(count))
+                   })
+            metric("printbridge_snapshots_total", "counter",
+                   "Pictures of the print asked for alerts, by outcome (taken, none) and why there was none.",
+                   state.snapshots.sorted { $0.key < $1.key }.map { key, count in
+                       let parts = key.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                       return (label([("outcome", parts[0]), ("reason", parts.count > 1 ? parts[1] : "")]), String(count))
                    })
             metric("printbridge_printers", "gauge", "Printers being tracked.", [("", String(state.printers))])
             metric("printbridge_devices", "gauge", "Registered devices.", [("", String(state.devices))])

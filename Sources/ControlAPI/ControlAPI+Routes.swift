@@ -25,6 +25,8 @@ extension ControlAPI {
             api.action(call["prefix"], call["action"], call.request, reply: reply)
         }),
         Route(.get, "/api/notifications", .token) { api, call in try api.notifications(call.request) },
+        // The signed link is the credential (a phone's notification extension has no token).
+        Route(.get, "/api/snapshots/:name", .public) { api, call in try api.snapshot(call["name"], call.request) },
     ]
 
     static let table = RouteTable(routes)

@@ -41,14 +41,17 @@ public struct ControlAPI: Sendable {
     let actionLimiter: ActionLimiter
     /// Told of every printer action asked for and how it ended, for the log.
     let actionTaken: @Sendable (ActionReport) -> Void
+    /// The pictures of the prints, when the agent takes them.
+    let snapshots: SnapshotServing?
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
         devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil,
         trustedNetworks: TrustedNetworks = TrustedNetworks(), storeFailed: @escaping @Sendable (String) -> Void = { _ in },
         pressButton: ButtonPresser? = nil, actionLimiter: ActionLimiter = ActionLimiter(),
-        actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }
+        actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }, snapshots: SnapshotServing? = nil
     ) {
+        self.snapshots = snapshots
         self.pressButton = pressButton
         self.actionLimiter = actionLimiter
         self.actionTaken = actionTaken
@@ -112,12 +115,21 @@ public struct ControlAPI: Sendable {
 
     /// A path or method the table lacks, asked by a caller whom no row of
     /// the path's first segment admits (a stranger under /api): a 401, so
-    /// strangers learn nothing of which routes exist. Nil otherwise.
+    /// strangers learn nothing of which routes exist. Nil otherwise. A
+    /// public row deeper in the area (`/api/snapshots/:name`) admits only to
+    /// paths under its own literal segments.
     private func areaRefusal(_ segments: [Substring], _ request: HTTPRequest) -> HTTPResponse? {
         let area = Self.table.area(of: segments)
         guard let first = area.first else { return nil }
         let caller = caller(request)
-        return area.contains(where: { caller.may($0.access) }) ? nil : unauthorized(first.challenge)
+        let admits = area.contains { route in
+            guard caller.may(route.access) else { return false }
+            guard route.access == .public else { return true }
+            let literals = route.segments.prefix { if case .literal = $0 { return true } else { return false } }
+            return zip(literals, segments).allSatisfy { segment, given in segment == .literal(String(given)) }
+                && segments.count >= literals.count
+        }
+        return admits ? nil : unauthorized(first.challenge)
     }
 
     private func unauthorized(_ challenge: AuthChallenge) -> HTTPResponse {
@@ -191,7 +203,7 @@ public struct ControlAPI: Sendable {
         }
         let page = StatusPage.render(StatusPage.Model(
             overview: metrics?.overview(), printers: printers(), devices: devices, history: history,
-            now: SystemClock().now()))
+            now: SystemClock().now(), snapshots: snapshots?.latest() ?? [:]))
         var response = HTTPResponse(status: 200, body: page, contentType: "text/html; charset=utf-8")
         response.extraHeaders = [("Cache-Control", "no-store")]
         return response

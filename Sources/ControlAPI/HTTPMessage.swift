@@ -30,6 +30,8 @@ public struct HTTPResponse: Sendable, Hashable {
     public var body: String
     public var contentType = "application/json"
     public var extraHeaders: [(String, String)] = []
+    /// A body that is not text (a picture); sent instead of `body` when set.
+    public var bytes: [UInt8]?
 
     public init(status: Int, body: String, contentType: String = "application/json") {
         self.status = status
@@ -38,7 +40,7 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body && lhs.contentType == rhs.contentType
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.contentType == rhs.contentType && lhs.bytes == rhs.bytes
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -47,17 +49,17 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     static let reasons: [Int: String] = [
-        200: "OK", 201: "Created", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-        405: "Method Not Allowed", 413: "Payload Too Large", 415: "Unsupported Media Type", 500: "Internal Server Error",
+        200: "OK", 201: "Created", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+        405: "Method Not Allowed", 410: "Gone", 413: "Payload Too Large", 415: "Unsupported Media Type", 500: "Internal Server Error",
         503: "Service Unavailable",
     ]
 
     /// The wire form, HTTP/1.1, connection closed after it.
     func serialized() -> [UInt8] {
-        let bodyBytes = Array(body.utf8)
+        let bodyBytes = bytes ?? Array(body.utf8)
         var head = "HTTP/1.1 \(status) \(Self.reasons[status] ?? "Status")\r\n"
         head += "Content-Type: \(contentType)\r\nContent-Length: \(bodyBytes.count)\r\nConnection: close\r\n"
-        head += "Cache-Control: no-store\r\n"
+        if !extraHeaders.contains(where: { $0.0 == "Cache-Control" }) { head += "Cache-Control: no-store\r\n" }
         for (name, value) in extraHeaders { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         return Array(head.utf8) + bodyBytes

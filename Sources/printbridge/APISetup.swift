@@ -18,7 +18,7 @@ enum APISetup {
     static func server(
         settings: Settings, store: DeviceStore, apns: ControlAPI.APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot],
         devicesChanged: @escaping @Sendable () -> Void, allowWithoutToken: Bool, logger: Logger, metrics: AgentMetrics,
-        pressButton: ButtonPresser? = nil
+        pressButton: ButtonPresser? = nil, snapshots: SnapshotServing? = nil
     ) throws
         -> HTTPServer?
     {
@@ -41,7 +41,7 @@ enum APISetup {
             printers: printers, devicesChanged: devicesChanged, metrics: metrics,
             trustedNetworks: api.trustedNetworks,
             storeFailed: { logger.error("the app's request failed in the device store", metadata: ["error": "\($0)"]) },
-            pressButton: pressButton, actionTaken: PrinterActionSetup.log(logger))
+            pressButton: pressButton, actionTaken: PrinterActionSetup.log(logger), snapshots: snapshots)
         // systemd's default soft limit is 1,024 descriptors: take up to
         // 4,096 of the hard limit so the API can hold its 1,024 connections.
         var descriptors = rlimit()

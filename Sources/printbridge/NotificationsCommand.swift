@@ -69,7 +69,7 @@ struct NotificationsCommand: ParsableCommand {
                 output.write(Self.heading(device))
             }
             for notification in notifications {
-                output.write(asJSON ? APIJSON.notification(notification) : Self.line(notification))
+                output.write(asJSON ? APIJSON.notification(notification, now: SystemClock().now()) : Self.line(notification))
             }
         }
         if shown.allSatisfy(\.notifications.isEmpty), !asJSON {

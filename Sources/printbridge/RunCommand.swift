@@ -92,16 +92,22 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure.system("\(error)")
         }
+        let snapshots = try SnapshotSetup.make(settings, store: deviceStore, link: link, metrics: metrics, logger: logger)
+        var takeSnapshot: (@Sendable (String, EpochTime) async -> String?)?
+        if let snapshots { takeSnapshot = { printer, now in await snapshots.take(printer: printer, now: now) } }
         let agent = Agent(
             linkEvents: link.events, sender: sender, store: agentStore, planner: planner,
             metrics: metrics, logger: logger, configuration: agentConfiguration,
             hooks: .init(
-                releaseMemory: { FreedMemory.release() }, publishPrinters: { list in printers.withLock { $0 = list } }))
+                releaseMemory: { FreedMemory.release() }, publishPrinters: { list in printers.withLock { $0 = list } },
+                takeSnapshot: takeSnapshot,
+                snapshotTimeout: settings.delivery.snapshotTimeout))
         let server = try APISetup.server(
             settings: settings, store: deviceStore,
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
-            allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics, pressButton: PrinterActionSetup.presser(link))
+            allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics, pressButton: PrinterActionSetup.presser(link),
+            snapshots: snapshots?.serving)
         let signals: SignalService
         do { signals = try SignalService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox) } catch {
             throw CommandFailure.system("\(error)")

@@ -166,7 +166,7 @@ final class LogRecorder: LogHandler, @unchecked Sendable {
 
 /// Inputs the agent has handled, for a test to wait on without sleeping.
 final class HandledInputs: Sendable {
-    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline }
+    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot }
 
     private struct Waiter {
         let id: Int
@@ -187,6 +187,7 @@ final class HandledInputs: Sendable {
         case .settings: kind = .settings
         case .answered: kind = .answered
         case .deadline: kind = .deadline
+        case .snapshot: kind = .snapshot
         }
         let met = state.withLock { state -> [Waiter] in
             state.kinds.append(kind)

@@ -64,6 +64,44 @@ counts those state_changed events.
                     (401 otherwise; supervisor/api/apps.py, options_config;
                     bashio's api.supervisor reads .data), and HA's WebSocket
                     API on any path (the Supervisor proxies /core/websocket)
+--camera ENTITY=MODE
+                    also serve HA 2024.3's camera and image proxies for ENTITY
+                    (camera.* under GET /api/camera_proxy/ENTITY, image.* under
+                    GET /api/image_proxy/ENTITY; camera/__init__.py CameraView,
+                    CameraImageView; image/__init__.py ImageView); repeatable.
+                    ENTITY joins get_states (camera.*: "idle", image.*: an ISO
+                    timestamp; or the recording's state, kept) with
+                    access_token "x" and entity_picture
+                    /api/{camera,image}_proxy/ENTITY?token=x (also in the
+                    recording's state_changed events of it). As HA: an entity
+                    not given (or of the other proxy's domain) is 404 "404: Not
+                    Found" before any auth check; then authorised is
+                    "Authorization: Bearer <--token>" (not with --reject-token)
+                    or ?token=x; otherwise 401 "401: Unauthorized" when an
+                    Authorization header was sent, 403 "403: Forbidden" when
+                    none was. MODE, for an authorised request:
+                      jpeg      200 image/jpeg, a small valid JPEG (32x24)
+                      png       200 image/png, a small valid PNG (32x24)
+                      slow:S    the jpeg after S seconds; S >= 10 is HA's
+                                timeout (CAMERA_IMAGE_TIMEOUT, IMAGE_TIMEOUT):
+                                500 after 10 s
+                      status:N  HTTP N with aiohttp's text body "N: Reason"
+                                (500 is HA's answer to an empty, failing or
+                                slow camera, 503 to a camera that is off)
+                      huge:MB   200 image/jpeg, MB megabytes (10^6) with
+                                Content-Length: FF D8 FF E0, then zeros
+                      endless   200 image/jpeg, Transfer-Encoding: chunked, the
+                                JPEG's first bytes then 64 KB chunks every 10 ms
+                                until the client goes away
+                      html      200 text/html, a login page
+                      fake      200 image/jpeg, the bytes "not a picture"
+                    Every request under the proxies is recorded in stats'
+                    camera_requests as {"path": (with query), "authorized"};
+                    endless_streams_ended counts endless responses whose
+                    client went away. A request with Upgrade: websocket is
+                    never answered here. With --camera the WebSocket opening
+                    handshake has no time limit (websockets' open_timeout),
+                    so slow, huge and endless bodies are not cut off
 Stats (connections, auth attempts, events sent) go to --stats as JSON,
 written whole (never half a file); besides the counters:
   recording_done    1 once the recording's last event has been sent (stream
@@ -75,13 +113,42 @@ written whole (never half a file); besides the counters:
 """
 import argparse
 import asyncio
+import base64
+import email.utils
+import http
 import json
 import os
+import struct
 import sys
 import threading
 import time
+import urllib.parse
+import zlib
 
 import websockets
+
+# A 32x24 baseline JPEG (made once with Pillow; the test venv has none).
+TINY_JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHRofHh0aHBwgJC4nICIsIxwcKDcp"
+    "LDAxNDQ0Hyc5PTgyPC4zNDL/2wBDAQkJCQwLDBgNDRgyIRwhMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIyMjIy"
+    "MjIyMjIyMjIyMjIyMjL/wAARCAAYACADASIAAhEBAxEB/8QAFwABAQEBAAAAAAAAAAAAAAAABQAEB//EABgQAAIDAAAAAAAA"
+    "AAAAAAAAAAADBSIx/8QAFwEBAQEBAAAAAAAAAAAAAAAABQYEB//EABsRAAIDAAMAAAAAAAAAAAAAAAADAgUhBDFh/9oADAMB"
+    "AAIRAxEAPwDlaI3KiaI3KjaI3KiiI3KjTeb6ZK+x60DRG5UTRG5UcRG5UTRG5UMbzfS5r7HrTIiNyooiNypEFNbI4pXvnmia"
+    "I3KiaI3KkQY5si5r3zzT/9k="
+)
+CAMERA_MODES = ("jpeg", "png", "slow", "status", "huge", "endless", "html", "fake")
+
+
+def tiny_png():
+    """A 32x24 RGB PNG: signature, IHDR, one IDAT, IEND."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + bytes(v for x in range(32) for v in (x * 8, y * 10, 128)) for y in range(24))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 24, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+TINY_PNG = tiny_png()
 
 
 class MockHA:
@@ -122,12 +189,49 @@ class MockHA:
                 self.states[entity] = state
                 size += len(json.dumps(state)) + 1
                 index += 1
+        self.cameras = {}
+        for spec in args.camera:
+            entity, _, mode = spec.partition("=")
+            kind, _, value = mode.partition(":")
+            try:
+                valid = kind in CAMERA_MODES and entity.startswith(("camera.", "image.")) \
+                    and (float(value) >= 0 if kind in ("slow", "huge") else
+                         200 <= int(value) <= 599 if kind == "status" else not value)
+            except ValueError:
+                valid = False
+            if not valid:
+                raise SystemExit(f"--camera {spec}: want camera.X or image.X = jpeg, png, slow:S, status:N, "
+                                 "huge:MB, endless, html or fake")
+            self.cameras[entity] = mode
+            domain = entity.split(".")[0]
+            picture = {"access_token": "x", "entity_picture": f"/api/{domain}_proxy/{entity}?token=x"}
+            if entity in self.states:
+                # The recording's entity (ha-bambulab's camera): its state and name, the mock's token.
+                state = dict(self.states[entity])
+                state["attributes"] = dict(state.get("attributes", {}), **picture)
+            else:
+                stamp = "2026-11-20T09:00:00.000000+00:00"
+                name = entity.split(".", 1)[1].replace("_", " ").title()
+                state = {"entity_id": entity, "state": "idle" if domain == "camera" else stamp,
+                         "attributes": dict(friendly_name=name, **picture), "last_changed": stamp,
+                         "last_reported": stamp, "last_updated": stamp,
+                         "context": {"id": "01JDCAMERA0000000000000000", "parent_id": None, "user_id": None}}
+            self.states[entity] = state
+            # The recording's own changes of it carry the mock's token too.
+            for event in self.events:
+                if event["data"].get("entity_id") == entity:
+                    event["data"] = dict(event["data"], **{
+                        key: dict(value, attributes=dict(value.get("attributes", {}), **picture))
+                        for key in ("old_state", "new_state") if (value := event["data"].get(key))})
         self.position = 0
         self.subscribers = set()
         self.timeline_task = None
         self.coalesce = False
         self.stats = {"connections": 0, "auth_attempts": 0, "events_sent": 0, "drops": 0, "pings": 0,
                       "coalesce_requested": 0, "largest_message": 0, "by_connection": {}, "service_calls": []}
+        if self.cameras:
+            self.stats["camera_requests"] = []
+            self.stats["endless_streams_ended"] = 0
         self.write_stats()
 
     def write_stats(self):
@@ -434,6 +538,9 @@ class MockHA:
             self.stats["held_handshakes"] = self.stats.get("held_handshakes", 0) + 1
             self.write_stats()
             return reply(503, "Service Unavailable", {"message": "Home Assistant is starting"})
+        if self.cameras and not upgrade \
+                and request.path.startswith(("/api/camera_proxy/", "/api/image_proxy/")):
+            return self.camera(connection, request)
         if not self.args.supervisor_options or upgrade:
             return None
         self.stats["supervisor_requests"] = self.stats.get("supervisor_requests", 0) + 1
@@ -445,10 +552,104 @@ class MockHA:
         with open(self.args.supervisor_options) as f:
             return reply(200, "OK", {"result": "ok", "data": json.load(f)})
 
+    @staticmethod
+    def http_head(status, headers):
+        """A response's status line and headers, for a body written to the transport."""
+        lines = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}", f"Date: {email.utils.formatdate(usegmt=True)}",
+                 "Connection: close"] + [f"{k}: {v}" for k, v in headers]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+    async def camera(self, connection, request):
+        """HA's camera and image proxies (the --camera entities), as process_request's answer.
+
+        A body too big or too long for one Response (huge, endless) is written to
+        the transport here; the handshake then finds the connection closed and
+        sends nothing more."""
+        from websockets.datastructures import Headers
+        from websockets.http11 import Response
+
+        def reply(status, body, content_type="text/plain; charset=utf-8"):
+            try:
+                reason = http.HTTPStatus(status).phrase
+            except ValueError:
+                reason = "Unknown"
+            if body is None:
+                # aiohttp's HTTPException text, as HA's views raise them.
+                body = f"{status}: {reason}".encode()
+            return Response(status, reason, Headers([("Date", email.utils.formatdate(usegmt=True)),
+                                                     ("Connection", "close"), ("Content-Type", content_type),
+                                                     ("Content-Length", str(len(body)))]), body)
+
+        path, _, query = request.path.partition("?")
+        proxy, _, entity = path[len("/api/"):].partition("/")
+        entity = urllib.parse.unquote(entity)
+        authorization = request.headers.get("Authorization")
+        authorized = (not self.args.reject_token and authorization == f"Bearer {self.args.token}") \
+            or urllib.parse.parse_qs(query).get("token", [None])[0] == "x"
+        self.stats["camera_requests"].append({"path": request.path, "authorized": authorized})
+        self.write_stats()
+        mode = self.cameras.get(entity)
+        if mode is None or not entity.startswith(proxy.split("_")[0] + "."):
+            return reply(404, None)
+        if not authorized:
+            return reply(401 if authorization is not None else 403, None)
+        kind, _, value = mode.partition(":")
+        transport = connection.transport
+        if kind == "png":
+            return reply(200, TINY_PNG, "image/png")
+        if kind == "slow":
+            # HA gives up on the camera after 10 s and answers 500.
+            await asyncio.sleep(min(float(value), 10))
+            return reply(500, None) if float(value) >= 10 else reply(200, TINY_JPEG, "image/jpeg")
+        if kind == "status":
+            return reply(int(value), None)
+        if kind == "html":
+            return reply(200, b"<html><head><title>Log in</title></head><body><form>Password "
+                              b"<input type=password></form></body></html>", "text/html; charset=utf-8")
+        if kind == "fake":
+            return reply(200, b"not a picture", "image/jpeg")
+        if kind == "huge":
+            size = int(float(value) * 1_000_000)
+            transport.write(self.http_head(200, [("Content-Type", "image/jpeg"), ("Content-Length", size)]))
+            piece = bytes(65536)
+            sent = 0
+            try:
+                while sent < size and not transport.is_closing():
+                    part = (b"\xff\xd8\xff\xe0" + piece[4:] if sent == 0 else piece)[:size - sent]
+                    transport.write(part)
+                    sent += len(part)
+                    await connection.drain()
+            except OSError:
+                pass  # the client went away (drain raises the connection's error)
+            transport.close()  # after what is buffered has gone
+        elif kind == "endless":
+            transport.write(self.http_head(200, [("Content-Type", "image/jpeg"), ("Transfer-Encoding", "chunked")]))
+            piece = bytes(65536)
+            part = TINY_JPEG[:20]
+            try:
+                while not transport.is_closing():
+                    transport.write(b"%X\r\n" % len(part) + part + b"\r\n")
+                    await connection.drain()
+                    await asyncio.sleep(0.01)
+                    part = piece
+            except OSError:
+                pass  # the client went away (drain raises the connection's error)
+            self.stats["endless_streams_ended"] += 1
+            self.write_stats()
+            transport.abort()
+        else:
+            return reply(200, TINY_JPEG, "image/jpeg")
+        await asyncio.shield(connection.connection_lost_waiter)
+        # Not sent: the connection is closed (the handshake checks).
+        return reply(200, b"", "image/jpeg")
+
     async def main(self):
         ssl_context = self.tls_context() if self.args.tls else None
+        # The camera proxies' slow, huge and endless answers run inside the opening
+        # handshake, which websockets otherwise cuts off after open_timeout (10 s).
+        timeouts = {"open_timeout": None} if self.cameras else {}
         async with websockets.serve(self.handler, "127.0.0.1", 0, max_size=None, ssl=ssl_context,
-                                    process_request=self.process_request) as server:
+                                    process_request=self.process_request, **timeouts) as server:
             port = server.sockets[0].getsockname()[1]
             print(f"PORT {port}", flush=True)
             # Stop when the test process goes away (stdin closes).
@@ -482,6 +683,8 @@ def main():
     parser.add_argument("--start-file", help="stream the events only once this file exists (the test says go)")
     parser.add_argument("--drop-at-end", action="store_true")
     parser.add_argument("--hold-reconnects")
+    parser.add_argument("--camera", action="append", default=[], metavar="ENTITY=MODE",
+                        help="serve ENTITY under HA's camera/image proxy (see the docstring); repeatable")
     parser.add_argument("--bench-latency", type=int, default=0)
     parser.add_argument("--bench-log")
     parser.add_argument("--bench-load", type=float, default=0)

@@ -101,6 +101,17 @@ import Testing
             let printers = object["printers"] as? [[String: Any]] ?? []
             return printers.contains { $0["prefix"] as? String == Self.x1c && $0["nozzleTemp"] as? Int == 180 }
         }, "\(agent.log.suffix(3000))")
+        // The complete alert carries the picture HA's real camera proxy gave
+        // (its local_file camera), and the agent serves it by the signed link.
+        let complete = try #require(agent.pushes.first { $0["printer"] as? String == Self.x1c && $0["event"] as? String == "complete" })
+        let link = try #require(Self.payload(complete)["snapshotURL"] as? String, "\(Self.payload(complete))")
+        let taken = agent.logged("picture taken for the alert")
+        #expect(taken.count == 1 && taken.first?["ha.entity_id"] as? String == "camera.\(Self.x1c)_camera", "\(taken)")
+        #expect(taken.first?["snapshot.bytes"] as? Int == stats()["picture_bytes"] as? Int)
+        let apiPort = try #require(agent.apiPort)
+        let picture = try #require(LocalHTTP.get(port: apiPort, link))
+        #expect(picture.status == 200)
+        #expect(agent.logged("the alert goes without a picture").isEmpty, "the P1S's cancel wants none; the X1C's camera answered")
         #expect(agent.stop() == 0)
 
         let pushes = agent.pushes

@@ -14,7 +14,10 @@ import Testing
     /// The agent after a whole print, with a second phone registered
     /// through the API (milestones off), and the API port.
     func agentAfterAPrint(environment: [String: String] = [:]) async throws -> (DaemonTests.Agent, Int, DaemonTests.MockHA) {
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "2"])
+        // The X1C's camera (the recording's own camera entity) gives a PNG.
+        let ha = try DaemonTests.MockHA(
+            events: "bambu-full-print.jsonl",
+            arguments: ["--start-delay", "2", "--camera", "camera.\(Self.x1c)_camera=png"])
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile(), environment: environment)
         #expect(agent.wait(upTo: 30) { agent.log.contains("API listening") })
         let listening = agent.records.first { ($0["message"] as? String)?.hasPrefix("API listening") == true }
@@ -87,7 +90,9 @@ import Testing
         let (agent, port, ha) = try await agentAfterAPrint(environment: ["API_TRUSTED_NETWORKS": "127.0.0.2"])
         defer { _ = agent.stop(); _ = ha }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/ingress_proxy.py").path
-        let ingress = try MockProcess(script: script, arguments: ["--target-port", String(port), "--source", "127.0.0.2"])
+        let fetched = DaemonTests.temporaryDirectory("ingress") + "/requests.log"
+        let ingress = try MockProcess(
+            script: script, arguments: ["--target-port", String(port), "--source", "127.0.0.2", "--log", fetched])
         let url = "http://127.0.0.1:\(ingress.port)/api/hassio_ingress/aBcD1234ingress/"
 
         let dom = try browse(url)
@@ -103,6 +108,12 @@ import Testing
         #expect(dom.contains("off: milestones"), "the API phone's switch that is off")
         #expect(dom.contains("alert complete") && dom.contains("dry run"), "the last pushes and their answer")
         #expect(!dom.contains(#"href="/"#) && !dom.contains(#"src="/"#), "no URL that would leave the ingress prefix")
+        // The printer's latest picture, by its signed link, and the browser loaded it through the ingress path.
+        #expect(dom.contains(#"<figure class="snapshot"><img src="api/snapshots/"#), "the latest picture: \(dom)")
+        let requests = (try? String(contentsOfFile: fetched, encoding: .utf8)) ?? ""
+        #expect(requests.split(separator: "\n").contains {
+            $0.hasPrefix("200 image/png ") && $0.contains("/api/hassio_ingress/aBcD1234ingress/api/snapshots/")
+        }, "the browser fetched the picture: \(requests)")
 
         // A screenshot at phone width, kept as a test artifact.
         let png = Self.artifacts + "/status-page.png"

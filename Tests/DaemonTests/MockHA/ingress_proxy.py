@@ -9,7 +9,9 @@ X-Forwarded-For (supervisor/api/ingress.py, _create_url and _init_header).
 Here the Supervisor's address is --source (an address on the loopback
 network), so the agent can be told to trust it as it trusts 172.30.32.2.
 
-Prints "PORT <n>" once listening on 127.0.0.1.
+Prints "PORT <n>" once listening on 127.0.0.1. --log FILE appends a line
+"<status> <content-type> <bytes> <path>" per request (what the browser
+fetched: the page, and the pictures it shows).
 """
 import argparse
 import http.client
@@ -19,6 +21,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--target-port", type=int, required=True)
 parser.add_argument("--token", default="aBcD1234ingress")
 parser.add_argument("--source", default="127.0.0.2")
+parser.add_argument("--log")
 args = parser.parse_args()
 prefix = f"/api/hassio_ingress/{args.token}"
 HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "upgrade", "host"}
@@ -50,6 +53,9 @@ class Ingress(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
         upstream.close()
+        if args.log:
+            with open(args.log, "a") as log:
+                log.write(f"{reply.status} {reply.getheader('Content-Type', '-')} {len(body)} {self.path}\n")
 
     def log_message(self, *_):
         pass

@@ -20,6 +20,9 @@ Then it reads commands from stdin, one per line:
               loaded machine), then plays the rest of the print
 Closing stdin stops HA and exits.
 
+The X1C has a camera: HA's own local_file camera on a JPEG, as
+camera.x1c_00m09a350100123_camera (stats: picture_bytes, its size).
+
 The scenario: ha-bambulab's entities (ids, states and attributes as its
 definitions.py and translations/en.json make them) for two printers while
 household entities change hundreds of times a second, so HA's WebSocket
@@ -84,6 +87,13 @@ class RealHA:
         self.args = args
         self.dir = tempfile.mkdtemp(prefix="printbridge-realha-")
         self.port = free_port()
+        # The X1C's camera: HA's local_file camera (camera/local_file) on a
+        # JPEG, named as ha-bambulab names its camera entity, served by HA's
+        # real /api/camera_proxy. Pillow comes with homeassistant.
+        from PIL import Image
+        self.picture = os.path.join(self.dir, "x1c-chamber.jpg")
+        Image.new("RGB", (64, 48), (200, 120, 40)).save(self.picture, "JPEG")
+        self.stats_picture_bytes = os.path.getsize(self.picture)
         with open(os.path.join(self.dir, "configuration.yaml"), "w") as f:
             f.write(f"""homeassistant:
   name: PrintBridge test
@@ -97,10 +107,15 @@ http:
   server_port: {self.port}
 api:
 websocket_api:
+camera:
+  - platform: local_file
+    name: X1C_00M09A350100123 Camera
+    file_path: {self.picture}
 """)
         self.token = asyncio.run(make_token(self.dir))
         self.hass = None
-        self.stats = {"phase": "starting", "done": False, "restarts": 0, "arrays": 0, "frames": 0}
+        self.stats = {"phase": "starting", "done": False, "restarts": 0, "arrays": 0, "frames": 0,
+                      "picture_bytes": self.stats_picture_bytes}
 
     def write_stats(self):
         if self.args.stats:

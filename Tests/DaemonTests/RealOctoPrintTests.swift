@@ -430,6 +430,26 @@ import Testing
         let la3 = current.filter { $0.token == Self.activity["3"] }
         #expect(la3.filter { $0.aps["event"] as? String == "end" }.count == 1)
         #expect(la3.last?.content["status"] as? String == "complete" && la3.last?.content["progress"] as? Int == 100, "\(la3)")
+        // issue 31, pictures: HA's OctoPrint camera of the first printer is a webcam
+        // (the chain's mjpg-streamer-like server); HA's MjpegCamera gives its still
+        // through camera_proxy, and the paused and complete alerts carry it. The
+        // others' cameras are OctoPrint's defaults: their "still" is OctoPrint's
+        // login page sent as image/jpeg, so their alerts go without, told why.
+        for alert in p1 where ["paused", "complete"].contains(alert.event) {
+            #expect(alert.aps["mutable-content"] as? Int == 1, "\(alert.event): \(alert.payload)")
+            #expect((alert.payload["snapshotURL"] as? String)?.hasPrefix("/api/snapshots/") == true, "\(alert.event)")
+        }
+        for alert in p1 + p2 + p3 where alert.printer != prefix["1"] || !["paused", "complete"].contains(alert.event) {
+            #expect(alert.payload["snapshotURL"] == nil, "\(alert.printer) \(alert.event)")
+        }
+        #expect(((stats["webcam"] as? [String: Any])?["requests"] as? Int ?? 0) >= 2, "HA asked the webcam: \(stats["webcam"] ?? "")")
+        let taken = agent.logged("picture taken for the alert")
+        #expect(taken.allSatisfy { $0["printer"] as? String == prefix["1"] && $0["ha.entity_id"] as? String == "camera.octoprint_camera" },
+                "\(taken)")
+        let without = agent.logged("the alert goes without a picture")
+        #expect(!without.isEmpty && without.allSatisfy { $0["printer"] as? String != prefix["1"] }, "\(without)")
+        #expect(without.contains { $0["printer"] as? String == prefix["3"] && $0["snapshot.reason"] as? String == "not_an_image" },
+                "OctoPrint's login page is no picture: \(without)")
         withExtendedLifetime(chain) {}
     }
 }

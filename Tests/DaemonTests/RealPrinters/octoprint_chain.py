@@ -30,6 +30,19 @@ Setup, each wait a named condition with a deadline:
   - until each printer's Current State is in HA's states. The entity ids
     are read from HA's entity registry (unique ids end with the entry's
     unique id, OctoPrint's upnpUuid) and written to --stats.
+Printer 1 has a webcam: a tiny HTTP server of this script on 127.0.0.1 (a
+thread, a free port) answers like mjpg-streamer, /?action=snapshot with a
+JPEG made by Pillow at start and /?action=stream with an MJPEG stream of it.
+Printer 1's config.yaml points OctoPrint's bundled Classic Webcam at it
+(plugins.classicwebcam.stream and .snapshot, webcam.webcamEnabled), so
+/api/settings' webcam section has its streamUrl; HA's octoprint camera
+(camera.octoprint_camera, on printer 1's device) fetches its still image
+from that URL with action=snapshot (pyoctoprintapi
+WebcamSettings.external_snapshot_url): GET /api/camera_proxy/camera.octoprint_camera
+gives the JPEG. Printers 2 and 3 keep OctoPrint's defaults (webcamEnabled
+true, no stream URL): HA makes camera.octoprint_camera_2/_3 all the same,
+whose still image is OctoPrint's own http://127.0.0.1:<port>/?action=snapshot,
+the login page's HTML, as a household that never set a webcam up has it.
 Printer 3 is reached through a TCP forwarder of this script, so its network
 can drop while OctoPrint goes on printing. --unconnected N adds printer N's
 integration while its printer is off (OctoPrint up, printer not connected)
@@ -52,9 +65,13 @@ commands from stdin, one per line (N is a printer, 1-based):
   restart-ha              stop HA and start it again
 Commands run in threads of their own; --stats says what is going on:
 {"phase", "ha_up", "restarts", "busy": [...], "done": [...],
- "printers": {"N": {"prefix", "entities", "octoprint": {state, completion,
- file, up}, "ha": {state, progress, unavailable_since, seen_after_restart},
- "pause": {...}, "prints": [...]}}, "log": [...]}.
+ "printers": {"N": {"prefix", "entities", "cameras": {camera id: device id},
+ "webcam": {webcamEnabled, streamUrl, snapshotUrl, ha_still_image_url} (from
+ OctoPrint's /api/settings), "octoprint": {state, completion, file, up},
+ "ha": {state, progress, unavailable_since, seen_after_restart},
+ "pause": {...}, "prints": [...]}}, "webcam": {url, stream_url, jpeg_bytes,
+ requests (still images served), stream_requests, last_request_at,
+ user_agents}, "log": [...]}.
 Closing stdin stops everything and removes the folders.
 """
 import argparse
@@ -177,8 +194,86 @@ class Forwarder:
         asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(10)
 
 
+class Webcam:
+    """Printer 1's webcam, as mjpg-streamer serves one: GET /?action=snapshot answers a
+    JPEG (any other GET too, but /?action=stream), /?action=stream a multipart MJPEG
+    stream of that picture (boundary "boundarydonotcross", a frame a second) until the
+    client goes. The JPEG is made once by Pillow (HA's environment has it). Counts the
+    still-image and stream requests into stats (a dict shared with --stats, under lock)."""
+
+    BOUNDARY = "boundarydonotcross"  # mjpg-streamer's output_http
+
+    def __init__(self, lock, stats):
+        import io
+        from http.server import ThreadingHTTPServer
+        from PIL import Image, ImageDraw
+
+        image = Image.new("RGB", (160, 120), (32, 48, 64))
+        draw = ImageDraw.Draw(image)
+        draw.rectangle((40, 70, 120, 100), fill=(200, 120, 40))  # a part on the bed
+        draw.text((8, 8), "PrintBridge cam", fill=(255, 255, 255))
+        buffer = io.BytesIO()
+        image.save(buffer, "JPEG", quality=80)
+        self.jpeg = buffer.getvalue()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self.handler(lock, stats))  # a free port
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        base = f"http://127.0.0.1:{self.port}/"
+        self.stream_url = base + "?action=stream"
+        self.snapshot_url = base + "?action=snapshot"
+        self.closed = threading.Event()
+        self.stats = stats
+        stats.update({"url": self.snapshot_url, "stream_url": self.stream_url, "jpeg_bytes": len(self.jpeg),
+                      "requests": 0, "stream_requests": 0, "last_request_at": None, "user_agents": {}})
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def handler(self, lock, stats):
+        from http.server import BaseHTTPRequestHandler
+
+        webcam = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                streaming = "action=stream" in self.path
+                with lock:
+                    stats["stream_requests" if streaming else "requests"] += 1
+                    stats["last_request_at"] = time.time()
+                    agent = (self.headers.get("User-Agent") or "-").split("/")[0]
+                    stats["user_agents"][agent] = stats["user_agents"].get(agent, 0) + 1
+                if not streaming:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "image/jpeg")
+                    self.send_header("Content-Length", str(len(webcam.jpeg)))
+                    self.end_headers()
+                    self.wfile.write(webcam.jpeg)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", f"multipart/x-mixed-replace;boundary={Webcam.BOUNDARY}")
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                try:
+                    while not webcam.closed.is_set():
+                        self.wfile.write(f"--{Webcam.BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
+                                         f"Content-Length: {len(webcam.jpeg)}\r\n\r\n".encode()
+                                         + webcam.jpeg + b"\r\n")
+                        self.wfile.flush()
+                        webcam.closed.wait(1)
+                except OSError:
+                    pass
+
+        return Handler
+
+    def close(self):
+        self.closed.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
 class OctoPrint:
-    def __init__(self, index, venv, root, forwarded=False):
+    def __init__(self, index, venv, root, forwarded=False, webcam=None):
         self.index = index
         self.venv = venv
         self.dir = os.path.join(root, f"octoprint-{index}")
@@ -187,6 +282,7 @@ class OctoPrint:
         self.uuid = f"00000000-0000-4000-8000-{index:012d}"
         self.process = None
         self.forwarder = Forwarder(self.port) if forwarded else None
+        self.webcam = webcam
 
     @property
     def ha_port(self):
@@ -229,6 +325,21 @@ class OctoPrint:
             },
             "appearance": {"name": f"Test printer {self.index}"},
         })
+        if self.webcam:
+            # OctoPrint 1.9+ has the classic webcam in its bundled plugin: /api/settings'
+            # webcam.streamUrl and .snapshotUrl are the default webcam's `compat`, which
+            # plugins/classicwebcam/__init__.py makes from these two keys (server/api/settings.py,
+            # webcams.py get_default_webcam); webcam.webcamEnabled (schema/config/webcam.py,
+            # default true) is the switch HA reads. HA's still image is NOT snapshotUrl:
+            # pyoctoprintapi's WebcamSettings.external_snapshot_url is streamUrl with its query
+            # made action=snapshot (mjpg-streamer's convention), so the stream URL must be set
+            # and the server answer ?action=snapshot. snapshot is OctoPrint's own (timelapses,
+            # off here). _config_version 1: without it OctoPrint runs classicwebcam's
+            # on_settings_migrate at start, which copies the pre-1.9 webcam.stream/.snapshot
+            # (absent: "") over these keys.
+            config["webcam"] = {"webcamEnabled": True}
+            config["plugins"]["classicwebcam"] = {"_config_version": 1, "stream": self.webcam.stream_url,
+                                                  "snapshot": self.webcam.snapshot_url}
         with open(config_path, "w") as f:
             yaml.safe_dump(config, f)
 
@@ -298,13 +409,15 @@ class Chain:
             # The config panel's backend: the config-flow REST API
             # (/api/config/config_entries/flow) and the registries' WebSocket commands.
             f.write("config:\n")
-        self.printers = [OctoPrint(i, args.octoprint_venv, self.root, forwarded=(i == 3))
-                         for i in range(1, args.printers + 1)]
         self.lock = threading.RLock()
         self.started_at = time.time()
         self.stats = {"phase": "setup", "ha_up": False, "restarts": 0, "busy": [], "done": [], "errors": [],
                       "log": [], "printers": {}, "entities": {}, "ha_port": self.ha.port, "ha_dir": self.ha.dir,
-                      "octoprint_dir": self.root}
+                      "octoprint_dir": self.root, "webcam": {}}
+        self.webcam = Webcam(self.lock, self.stats["webcam"])  # printer 1's
+        self.printers = [OctoPrint(i, args.octoprint_venv, self.root, forwarded=(i == 3),
+                                   webcam=self.webcam if i == 1 else None)
+                         for i in range(1, args.printers + 1)]
         for p in self.printers:
             self.stats["printers"][str(p.index)] = {
                 "port": p.port, "ha_port": p.ha_port, "prefix": None, "entities": {}, "octoprint": {"up": False},
@@ -410,6 +523,9 @@ class Chain:
                 record["entities"] = {e["entity_id"]: {k: e.get(k) for k in (
                     "unique_id", "name", "original_name", "translation_key", "platform", "device_id",
                     "disabled_by", "entity_category", "has_entity_name", "icon", "original_icon")} for e in mine}
+                # camera.py: OctoprintCamera, unique id the upnpUuid itself, on the printer's device.
+                record["cameras"] = {e["entity_id"]: e.get("device_id") for e in mine
+                                     if e["entity_id"].startswith("camera.")}
                 status = [e for e in record["entities"] if e.startswith("sensor.") and "current_state" in e]
                 if status:
                     # sensor.octoprint_current_state(_2): PrintBridge's prefix keeps HA's copy number.
@@ -421,6 +537,20 @@ class Chain:
                         (e for e in record["entities"] if e.startswith("sensor.") and "job_percentage" in e), None)
                 record["devices"] = [d for d in devices if [DOMAIN_OCTOPRINT, printer.uuid] in d.get("identifiers", [])]
         self.write_stats()
+
+    def read_webcam_settings(self, printer):
+        """What OctoPrint's /api/settings tells HA about the printer's webcam, and the
+        still-image URL HA's camera gets from it (pyoctoprintapi's own WebcamSettings)."""
+        from pyoctoprintapi import WebcamSettings
+
+        webcam = printer.api("GET", "/api/settings").get("webcam", {})
+        settings = {k: webcam.get(k) for k in ("webcamEnabled", "streamUrl", "snapshotUrl", "defaultWebcam")}
+        if webcam.get("streamUrl") is not None:
+            # The base URL as HA's entry has it (pyoctoprintapi OctoprintClient: http://host:port/path).
+            settings["ha_still_image_url"] = WebcamSettings(
+                f"http://127.0.0.1:{printer.ha_port}/", webcam).external_snapshot_url
+        with self.lock:
+            self.stats["printers"][str(printer.index)]["webcam"] = settings
 
     # --- polling -------------------------------------------------------------------------
     def poll(self):
@@ -639,6 +769,7 @@ class Chain:
                     printer.connect()
                 for name, moves in FILES.items():
                     printer.upload(name, gcode(moves, name))
+                self.read_webcam_settings(printer)
             except Exception as error:  # noqa: BLE001
                 errors.append(f"OctoPrint {printer.index}: {type(error).__name__}: {error}")
 
@@ -685,6 +816,7 @@ class Chain:
             printer.stop()
             if printer.forwarder:
                 printer.forwarder.stop()
+        self.webcam.close()
 
 
 def parse_time(text):

@@ -106,7 +106,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "PrintBridgeCore", "DeviceStore", "NamedThreads",
+                "PrintBridgeCore", "DeviceStore", "NamedThreads", "COpenSSL",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 

@@ -83,6 +83,21 @@ extension Settings {
         /// Inside an add-on: the Supervisor's ingress proxy is trusted.
         public let trustsIngressProxy: Bool
         let missingTokenHint: String
+        /// API_TLS: `auto` (HTTPS when listening beyond loopback) or `off`.
+        public let tlsAuto: Bool
+        /// API_CERT_FILE and API_KEY_FILE: the user's certificate (PEM, a
+        /// chain's first) and its key, instead of the agent's own.
+        public let certificateFile: String?
+        public let keyFile: String?
+        /// API_PLAIN_HTTP: plain HTTP from the LAN beside HTTPS: nil for
+        /// `auto` (only for a store that served phones before HTTPS existed).
+        public let plainHTTP: Bool?
+
+        /// Whether the API speaks HTTPS: API_TLS=auto and an address beyond loopback.
+        public var servesTLS: Bool {
+            guard tlsAuto, let listen else { return false }
+            return !(listen.host.hasPrefix("127.") || listen.host == "::1")
+        }
 
         /// Home Assistant's Supervisor, which proxies ingress requests (the
         /// status page in HA's sidebar) to an add-on: the third address of the
@@ -105,6 +120,24 @@ extension Settings {
             }
             trustedNetworks = trusted
             missingTokenHint = reader.credentialHint(for: "API_TOKEN_FILE")
+            switch reader.text("API_TLS")?.lowercased() {
+            case nil, "auto", "on", "true": tlsAuto = true
+            case "off", "false": tlsAuto = false
+            case let other?:
+                reader.problem(.api, "API_TLS", "API_TLS must be auto or off, not \(other)")
+                tlsAuto = true
+            }
+            certificateFile = reader.text("API_CERT_FILE")
+            keyFile = reader.text("API_KEY_FILE")
+            if (certificateFile == nil) != (keyFile == nil) {
+                reader.problem(.api, certificateFile == nil ? "API_CERT_FILE" : "API_KEY_FILE",
+                               "API_CERT_FILE and API_KEY_FILE go together: the certificate and its key")
+            }
+            if reader.text("API_PLAIN_HTTP")?.lowercased() == "auto" {
+                plainHTTP = nil
+            } else {
+                plainHTTP = reader.flag("API_PLAIN_HTTP", .api)
+            }
         }
 
         /// API_LISTEN as host (brackets off) and port: an address, since the

@@ -14,6 +14,7 @@
 #include <openssl/x509.h>
 #include <openssl/rand.h>
 #include <openssl/hmac.h>
+#include <openssl/x509v3.h>
 
 /* OPENSSL_VERSION_TEXT is a string macro; expose the header's compile-time version. */
 static inline const char *pb_openssl_header_version(void) { return OPENSSL_VERSION_TEXT; }
@@ -31,5 +32,12 @@ static inline int pb_ssl_ctx_set_min_tls12(SSL_CTX *ctx) {
 static inline int pb_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
 /* A write that must be repeated may come from a buffer that moved. */
 static inline void pb_ssl_set_moving_write_buffer(SSL *ssl) { SSL_set_mode(ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER); }
+
+/* The API's TLS server: options and modes are macros or bit macros. */
+static inline void pb_ssl_ctx_harden(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+}
 
 #endif

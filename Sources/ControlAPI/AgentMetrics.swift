@@ -24,6 +24,8 @@ public final class AgentMetrics: Sendable {
         var actions: [String: Int] = [:]
         /// Pictures asked for alerts, by outcome and reason ("taken " or "none <reason>").
         var snapshots: [String: Int] = [:]
+        /// Requests refused for a missing or wrong credential, or held back after too many.
+        var authFailures: [String: Int] = [:]
     }
 
     /// How many ended pushes the status page shows.
@@ -160,6 +162,12 @@ public final class AgentMetrics: Sendable {
         state.withLock { $0.snapshots["\(outcome) \(reason)", default: 0] += 1 }
     }
 
+    /// A request without a valid credential: `refused` (401) or `throttled`
+    /// (429, its source shut out after too many failures).
+    public func authFailure(outcome: String) {
+        state.withLock { $0.authFailures[outcome, default: 0] += 1 }
+    }
+
     /// A push's end: `outcome` delivered, rejected, expired, superseded or
     /// dry_run; limited for a background push over a phone's hourly allowance.
     public func push(_ push: Push, outcome: String, reason: String = "") {
@@ -281,6 +289,9 @@ public final class AgentMetrics: Sendable {
                        let parts = key.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                        return (label([("outcome", parts[0]), ("reason", parts.count > 1 ? parts[1] : "")]), String(count))
                    })
+            metric("printbridge_api_auth_failures_total", "counter",
+                   "API requests without a valid credential: refused (401), or throttled (429) after too many from one address.",
+                   state.authFailures.sorted { $0.key < $1.key }.map { (label([("outcome", $0.key)]), String($0.value)) })
             metric("printbridge_printers", "gauge", "Printers being tracked.", [("", String(state.printers))])
             metric("printbridge_devices", "gauge", "Registered devices.", [("", String(state.devices))])
             metric("printbridge_last_event_age_seconds", "gauge", "Seconds since the last event from Home Assistant (-1: none yet).",

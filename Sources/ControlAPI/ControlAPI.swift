@@ -43,14 +43,22 @@ public struct ControlAPI: Sendable {
     let actionTaken: @Sendable (ActionReport) -> Void
     /// The pictures of the prints, when the agent takes them.
     let snapshots: SnapshotServing?
+    /// Failed authentication per source address, and who is held back.
+    let authThrottle: AuthThrottle
+    /// A source was shut out for the first time in its burst (one log line).
+    let authThrottled: @Sendable (String, AuthThrottle.Failure) -> Void
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
         devicesChanged: @escaping @Sendable () -> Void = {}, metrics: AgentMetrics? = nil,
         trustedNetworks: TrustedNetworks = TrustedNetworks(), storeFailed: @escaping @Sendable (String) -> Void = { _ in },
         pressButton: ButtonPresser? = nil, actionLimiter: ActionLimiter = ActionLimiter(),
-        actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }, snapshots: SnapshotServing? = nil
+        actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }, snapshots: SnapshotServing? = nil,
+        authThrottle: AuthThrottle = AuthThrottle(),
+        authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in }
     ) {
+        self.authThrottle = authThrottle
+        self.authThrottled = authThrottled
         self.snapshots = snapshots
         self.pressButton = pressButton
         self.actionLimiter = actionLimiter
@@ -87,7 +95,10 @@ public struct ControlAPI: Sendable {
         let segments = request.path.split(separator: "/")
         switch Self.table.resolve(method: request.method, segments: segments) {
         case .found(let route, let parameters):
-            guard caller(request).may(route.access) else { return unauthorized(route.challenge) }
+            if route.access != .public, let wait = throttled(request) { return wait }
+            let caller = caller(request)
+            guard caller.may(route.access) else { return refused(request, route.challenge) }
+            if caller == .tokenHolder { authThrottle.succeeded(source(request)) }
             do {
                 return try route.handler(self, RouteCall(request: request, parameters: parameters), reply)
             } catch let error as Invalid {
@@ -121,6 +132,7 @@ public struct ControlAPI: Sendable {
     private func areaRefusal(_ segments: [Substring], _ request: HTTPRequest) -> HTTPResponse? {
         let area = Self.table.area(of: segments)
         guard let first = area.first else { return nil }
+        if let wait = throttled(request) { return wait }
         let caller = caller(request)
         let admits = area.contains { route in
             guard caller.may(route.access) else { return false }
@@ -129,7 +141,30 @@ public struct ControlAPI: Sendable {
             return zip(literals, segments).allSatisfy { segment, given in segment == .literal(String(given)) }
                 && segments.count >= literals.count
         }
-        return admits ? nil : unauthorized(first.challenge)
+        return admits ? nil : refused(request, first.challenge)
+    }
+
+    /// The source address a request's failures are counted against.
+    private func source(_ request: HTTPRequest) -> String {
+        request.peer.map(TrustedNetworks.text) ?? "unknown"
+    }
+
+    /// 429 while the request's source is shut out for failed authentication.
+    private func throttled(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let wait = authThrottle.waiting(source(request)) else { return nil }
+        metrics?.authFailure(outcome: "throttled")
+        var response = APIError.response(429, "Too many failed attempts; try again in \(wait) s")
+        response.extraHeaders = [("Retry-After", String(wait))]
+        return response
+    }
+
+    /// A 401, counted against the request's source.
+    private func refused(_ request: HTTPRequest, _ challenge: AuthChallenge) -> HTTPResponse {
+        let source = source(request)
+        let failure = authThrottle.failed(source)
+        metrics?.authFailure(outcome: "refused")
+        if failure.startsBurst { authThrottled(source, failure) }
+        return unauthorized(challenge)
     }
 
     private func unauthorized(_ challenge: AuthChallenge) -> HTTPResponse {

@@ -10,6 +10,8 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The client's address (16 bytes, IPv4 as IPv4-mapped IPv6), when known.
     public var peer: [UInt8]?
+    /// It came over TLS (the API's HTTPS).
+    public var isSecure = false
 
     public init(
         method: String, path: String, query: String = "", headers: [String: String] = [:], body: [UInt8] = [],
@@ -50,7 +52,7 @@ public struct HTTPResponse: Sendable, Hashable {
 
     static let reasons: [Int: String] = [
         200: "OK", 201: "Created", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-        405: "Method Not Allowed", 410: "Gone", 413: "Payload Too Large", 415: "Unsupported Media Type", 500: "Internal Server Error",
+        405: "Method Not Allowed", 410: "Gone", 429: "Too Many Requests", 413: "Payload Too Large", 415: "Unsupported Media Type", 500: "Internal Server Error",
         503: "Service Unavailable",
     ]
 

@@ -1,3 +1,4 @@
+import COpenSSL
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
@@ -30,6 +31,12 @@ import Glibc
 ///   new connection is answered 503;
 /// - `HTTPRequestParser`: linear in its input, strict (one Content-Length,
 ///   digits only; CRLF or an immediate 400; a head over 16 KB is a 431).
+///
+/// HTTPS and HTTP on one port (`TLSPolicy`): a connection whose first byte
+/// is a TLS handshake record (0x16) is served over TLS (OpenSSL, non-blocking,
+/// the same deadlines: the handshake counts as the head); any other is plain
+/// HTTP, served only to the peers the policy allows (loopback, HA's ingress
+/// proxy, and while upgrading the LAN), others get a 400 saying to use https.
 ///
 /// After its answer the server closes gently: it shuts its side, then reads
 /// and discards what the client still sends until the client closes (bounded
@@ -69,10 +76,26 @@ public final class HTTPServer: @unchecked Sendable {
         public var description: String
     }
 
+    /// HTTPS beside HTTP on the same port.
+    public struct TLSPolicy: Sendable {
+        public let context: TLSServerContext
+        /// Whether a peer (its address bytes) may speak plain HTTP.
+        public let plainAllowed: @Sendable ([UInt8]?) -> Bool
+        /// The URL to tell a peer refused plain HTTP to use instead.
+        public let httpsHint: String
+
+        public init(context: TLSServerContext, httpsHint: String, plainAllowed: @escaping @Sendable ([UInt8]?) -> Bool) {
+            self.context = context
+            self.httpsHint = httpsHint
+            self.plainAllowed = plainAllowed
+        }
+    }
+
     public let port: Int
     private let listener: Int32
     private let handler: DeferringHandler
     private let limits: Limits
+    private let tls: TLSPolicy?
     private let stopping = Mutex(false)
     private var thread: NamedThread?
     private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
@@ -81,6 +104,10 @@ public final class HTTPServer: @unchecked Sendable {
         let descriptor: Int32
         let opened: Double
         var peer: [UInt8]?
+        /// Plain or TLS; undecided until its first byte (a server with TLS).
+        var transport: Transport
+        /// OpenSSL waits for the socket to take output before it goes on.
+        var tlsWantsWrite = false
         var parser: HTTPRequestParser
         var output: [UInt8] = []
         var written = 0
@@ -89,14 +116,26 @@ public final class HTTPServer: @unchecked Sendable {
         var discarded = 0
         /// Its handler answers later (`HTTPReply`): since when, and the reply's number.
         var awaiting: (since: Double, serial: UInt64)?
-        init(descriptor: Int32, opened: Double, limits: Limits) {
+        init(descriptor: Int32, opened: Double, limits: Limits, transport: Transport) {
             self.descriptor = descriptor
             self.opened = opened
+            self.transport = transport
             parser = HTTPRequestParser(limits: limits)
+        }
+
+        var ssl: OpaquePointer? {
+            if case .tls(let ssl, _) = transport { return ssl }
+            return nil
         }
 
         /// Still waiting for (the rest of) its request.
         var isReceiving: Bool { output.isEmpty && lingeringUntil == nil && awaiting == nil }
+    }
+
+    private enum Transport {
+        case undecided
+        case plain
+        case tls(OpaquePointer, established: Bool)
     }
 
     /// Answers given later (`HTTPReply`), for the server thread to write.
@@ -117,13 +156,19 @@ public final class HTTPServer: @unchecked Sendable {
     private var receiveBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 
     /// Listens on `host:port` (port 0: any free port; see `port`).
-    public convenience init(host: String, port: Int, limits: Limits = .init(), handler: @escaping Handler) throws(StartError) {
-        try self.init(host: host, port: port, limits: limits, deferring: { request, _ in handler(request) })
+    public convenience init(
+        host: String, port: Int, limits: Limits = .init(), tls: TLSPolicy? = nil, handler: @escaping Handler
+    ) throws(StartError) {
+        try self.init(host: host, port: port, limits: limits, tls: tls, deferring: { request, _ in handler(request) })
     }
 
-    /// Listens on `host:port`; `deferring` may answer a request later.
-    public init(host: String, port: Int, limits: Limits = .init(), deferring handler: @escaping DeferringHandler) throws(StartError) {
+    /// Listens on `host:port`; `deferring` may answer a request later; with
+    /// `tls`, HTTPS on the same port.
+    public init(
+        host: String, port: Int, limits: Limits = .init(), tls: TLSPolicy? = nil, deferring handler: @escaping DeferringHandler
+    ) throws(StartError) {
         self.handler = handler
+        self.tls = tls
         var limits = limits
         // Leave room for the agent's other descriptors (store, HA, APNs, logs).
         var descriptors = rlimit()
@@ -198,7 +243,7 @@ public final class HTTPServer: @unchecked Sendable {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
             var next = Double.infinity
             for (descriptor, connection) in connections {
-                let writing = !connection.output.isEmpty && connection.lingeringUntil == nil
+                let writing = (!connection.output.isEmpty && connection.lingeringUntil == nil) || connection.tlsWantsWrite
                 // Awaiting its answer: only a hang-up or an error (always reported) matters.
                 let events = connection.awaiting != nil ? 0 : Int16(writing ? POLLOUT : POLLIN)
                 fds.append(pollfd(fd: descriptor, events: events, revents: 0))
@@ -224,7 +269,7 @@ public final class HTTPServer: @unchecked Sendable {
                 }
                 if connection.isReceiving {
                     counters.withLock { $0.timedOut += 1 }
-                    refuse(descriptor, APIError.response(408, "Request timed out"))
+                    refuse(connection, APIError.response(408, "Request timed out"))
                 }
                 drop(descriptor)
             }
@@ -261,11 +306,14 @@ public final class HTTPServer: @unchecked Sendable {
             let peer = TrustedNetworks.address(address)
             if connections.count >= limits.maximumConnections && !evictOne() {
                 counters.withLock { $0.refused += 1 }
-                refuse(descriptor, Self.overCapacity)
+                // Over TLS a plain answer would be noise: just close.
+                if tls == nil { refuse(descriptor, Self.overCapacity) }
                 close(descriptor)
                 continue
             }
-            let connection = Connection(descriptor: descriptor, opened: MonotonicClock.seconds(), limits: limits)
+            let connection = Connection(
+                descriptor: descriptor, opened: MonotonicClock.seconds(), limits: limits,
+                transport: tls == nil ? .plain : .undecided)
             connection.peer = peer
             connections[descriptor] = connection
         }
@@ -285,7 +333,7 @@ public final class HTTPServer: @unchecked Sendable {
                 .min(by: { $0.opened < $1.opened })
         else { return false }
         counters.withLock { $0.evicted += 1 }
-        refuse(victim.descriptor, Self.overCapacity)
+        refuse(victim, Self.overCapacity)
         drop(victim.descriptor)
         return true
     }
@@ -296,7 +344,20 @@ public final class HTTPServer: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     }
 
+    /// A short answer to a connection that can take one now: plain, or
+    /// TLS once its handshake is done; nothing otherwise.
+    private func refuse(_ connection: Connection, _ response: HTTPResponse) {
+        switch connection.transport {
+        case .plain: refuse(connection.descriptor, response)
+        case .tls(let ssl, established: true):
+            let bytes = response.serialized()
+            _ = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+        default: break
+        }
+    }
+
     private func drop(_ descriptor: Int32) {
+        if let ssl = connections[descriptor]?.ssl { SSL_free(ssl) }
         connections[descriptor] = nil
         close(descriptor)
     }
@@ -315,20 +376,9 @@ public final class HTTPServer: @unchecked Sendable {
             return drop(descriptor)
         }
         if !connection.output.isEmpty {
-            let count = connection.output.withUnsafeBytes {
-                send(descriptor, $0.baseAddress! + connection.written, $0.count - connection.written, Int32(MSG_NOSIGNAL))
-            }
-            if count <= 0 { return drop(descriptor) }
-            connection.written += count
-            if connection.written >= connection.output.count {
-                shutdown(descriptor, Int32(SHUT_WR))
-                connection.lingeringUntil = MonotonicClock.seconds() + limits.lingerSeconds
-            }
-            return
+            return writeOutput(connection)
         }
-        let count = receiveBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        if count <= 0 { return drop(descriptor) }
-        let outcome = receiveBuffer.withUnsafeBytes { connection.parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        guard let outcome = receive(connection) else { return }
         switch outcome {
         case .incomplete:
             return
@@ -336,14 +386,125 @@ public final class HTTPServer: @unchecked Sendable {
             connection.output = response.serialized()
         case .complete(var request):
             request.peer = connection.peer
+            request.isSecure = connection.ssl != nil
             let serial = replySerials.add(1, ordering: .relaxed).newValue
             let reply = HTTPReply(server: self, serial: serial)
             if let response = handler(request, reply) {
                 reply.answered()
                 connection.output = response.serialized()
+                // Over TLS the socket is likely writable now: no need to wait for poll.
+                if connection.ssl != nil { writeOutput(connection) }
             } else {
                 connection.awaiting = (MonotonicClock.seconds(), serial)
             }
+        }
+    }
+
+    /// Writes what the socket takes of the answer; once all is out, closes
+    /// its side (TLS: close_notify first) and lingers.
+    private func writeOutput(_ connection: Connection) {
+        let descriptor = connection.descriptor
+        let count: Int
+        if let ssl = connection.ssl {
+            connection.tlsWantsWrite = false
+            let written = connection.output.withUnsafeBytes {
+                SSL_write(ssl, $0.baseAddress! + connection.written, Int32($0.count - connection.written))
+            }
+            if written <= 0 {
+                switch SSL_get_error(ssl, written) {
+                case SSL_ERROR_WANT_WRITE: connection.tlsWantsWrite = true
+                case SSL_ERROR_WANT_READ: break
+                default: drop(descriptor)
+                }
+                return
+            }
+            count = Int(written)
+        } else {
+            count = connection.output.withUnsafeBytes {
+                send(descriptor, $0.baseAddress! + connection.written, $0.count - connection.written, Int32(MSG_NOSIGNAL))
+            }
+            if count <= 0 { return drop(descriptor) }
+        }
+        connection.written += count
+        if connection.written >= connection.output.count {
+            if let ssl = connection.ssl { _ = SSL_shutdown(ssl) }
+            shutdown(descriptor, Int32(SHUT_WR))
+            connection.lingeringUntil = MonotonicClock.seconds() + limits.lingerSeconds
+        }
+    }
+
+    /// Reads what came: the parser's verdict, or nil when there is nothing to
+    /// decide yet (a TLS handshake under way, OpenSSL waiting) or the
+    /// connection was dropped.
+    private func receive(_ connection: Connection) -> HTTPRequestParser.Outcome? {
+        let descriptor = connection.descriptor
+        switch connection.transport {
+        case .undecided:
+            guard let tls else { return nil }
+            var first: UInt8 = 0
+            guard recv(descriptor, &first, 1, Int32(MSG_PEEK)) == 1 else {
+                drop(descriptor)
+                return nil
+            }
+            if first == 0x16, let ssl = SSL_new(tls.context.context) {
+                SSL_set_fd(ssl, descriptor)
+                connection.transport = .tls(ssl, established: false)
+                return receive(connection)
+            }
+            connection.transport = .plain
+            guard tls.plainAllowed(connection.peer) else {
+                connection.output = HTTPResponse(
+                    status: 400, body: "This API speaks HTTPS: use \(tls.httpsHint)\n", contentType: "text/plain; charset=utf-8"
+                ).serialized()
+                return nil
+            }
+            return receive(connection)
+        case .plain:
+            let count = receiveBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 {
+                drop(descriptor)
+                return nil
+            }
+            return receiveBuffer.withUnsafeBytes { connection.parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        case .tls(let ssl, let established):
+            connection.tlsWantsWrite = false
+            if !established {
+                let result = SSL_accept(ssl)
+                guard result == 1 else {
+                    if !tlsShouldWait(connection, result) { drop(descriptor) }
+                    return nil
+                }
+                connection.transport = .tls(ssl, established: true)
+            }
+            // Everything OpenSSL can give now (it may hold more than one read's worth).
+            while true {
+                let count = receiveBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+                guard count > 0 else {
+                    if !tlsShouldWait(connection, count) { drop(descriptor) }
+                    return nil
+                }
+                let outcome = receiveBuffer.withUnsafeBytes {
+                    connection.parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)]))
+                }
+                if case .incomplete = outcome { continue }
+                return outcome
+            }
+        }
+    }
+
+    /// After an OpenSSL call returned `result` ≤ 0: whether it only waits for
+    /// the socket (and for which way); false for an error or a close.
+    private func tlsShouldWait(_ connection: Connection, _ result: Int32) -> Bool {
+        guard let ssl = connection.ssl else { return false }
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ:
+            return true
+        case SSL_ERROR_WANT_WRITE:
+            connection.tlsWantsWrite = true
+            return true
+        default:
+            ERR_clear_error()
+            return false
         }
     }
 

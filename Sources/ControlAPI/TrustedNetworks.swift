@@ -76,7 +76,7 @@ public struct TrustedNetworks: Hashable, Sendable {
     }
 
     /// A 16-byte address as people write it: `192.0.2.1` for IPv4 (mapped), else IPv6's form.
-    static func text(_ address: [UInt8]) -> String {
+    public static func text(_ address: [UInt8]) -> String {
         guard address.count == 16 else { return "?" }
         if address.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] {
             return address.suffix(4).map(String.init).joined(separator: ".")

@@ -27,3 +27,15 @@ extension DeviceStore {
         return bytes
     }
 }
+
+extension DeviceStore {
+    /// Whether this store had phones before the API spoke HTTPS (schema 11's
+    /// upgrade noted it): they were paired over plain HTTP.
+    public func hadPlainHTTPPhones() throws(Error) -> Bool {
+        try run { () throws(SQLiteDatabase.Error) in
+            var found = false
+            try database.query("SELECT value FROM store_meta WHERE key = 'plain_http_phones'") { row in found = row.text(0) == "1" }
+            return found
+        }
+    }
+}

@@ -156,5 +156,12 @@ enum StoreSchema {
         """
         ALTER TABLE devices ADD COLUMN snapshots INTEGER NOT NULL DEFAULT 1;
         """,
+        // 11: the API speaks HTTPS from now on; a store that already had
+        // phones (paired over plain HTTP) remembers it, so they keep working
+        // over plain HTTP until they pair again (API_PLAIN_HTTP=auto).
+        """
+        INSERT OR REPLACE INTO store_meta (key, value)
+        SELECT 'plain_http_phones', '1' WHERE EXISTS (SELECT 1 FROM devices);
+        """,
     ]
 }

@@ -41,7 +41,13 @@ enum APISetup {
             printers: printers, devicesChanged: devicesChanged, metrics: metrics,
             trustedNetworks: api.trustedNetworks,
             storeFailed: { logger.error("the app's request failed in the device store", metadata: ["error": "\($0)"]) },
-            pressButton: pressButton, actionTaken: PrinterActionSetup.log(logger), snapshots: snapshots)
+            pressButton: pressButton, actionTaken: PrinterActionSetup.log(logger), snapshots: snapshots,
+            authThrottled: { source, failure in
+                logger.warning("too many failed API authentications from one address; it is held back", metadata: [
+                    "api.peer": "\(source)", "api.failures": .stringConvertible(failure.failures),
+                    "api.retry_after": .stringConvertible(Int(failure.blockedFor)),
+                ])
+            })
         // systemd's default soft limit is 1,024 descriptors: take up to
         // 4,096 of the hard limit so the API can hold its 1,024 connections.
         var descriptors = rlimit()
@@ -49,10 +55,17 @@ enum APISetup {
             descriptors.rlim_cur = min(4096, descriptors.rlim_max)
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
         }
+        let certificate = try APITLSSetup.certificate(settings, logger: logger)
+        let tls = try certificate.map { try APITLSSetup.policy(settings, certificate: $0, store: store, logger: logger) }
         do {
-            let server = try HTTPServer(host: host, port: port) { control.handle($0, reply: $1) }
+            let server = try HTTPServer(host: host, port: port, tls: tls) { control.handle($0, reply: $1) }
             let address = "\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
-            logger.info("API listening", metadata: ["api.address": "\(address)", "api.port": .stringConvertible(server.port)])
+            var metadata: Logger.Metadata = [
+                "api.address": "\(address)", "api.port": .stringConvertible(server.port),
+                "api.tls": "\(certificate == nil ? "off" : "on")",
+            ]
+            if let certificate { metadata["api.fingerprint"] = "\(certificate.fingerprint)" }
+            logger.info("API listening", metadata: metadata)
             return server
         } catch {
             throw CommandFailure.config("the app's API: \(error)")

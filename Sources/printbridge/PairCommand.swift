@@ -15,10 +15,12 @@ struct PairCommand: ParsableCommand {
         commandName: "pair",
         abstract: "Show the server URL and API token for the app, with a QR code of both.",
         discussion: """
-            The QR code holds {"url": URL, "token": API token} as JSON. It is printed to the terminal \
-            and written to --out (default printbridge-pairing.png, readable by you only): both show \
-            the API token, so keep them to yourself. The URL comes from --url, else API_LISTEN with, \
-            for a wildcard address, this machine's first non-loopback IPv4 address.
+            The QR code holds {"url": URL, "token": API token, "fingerprint": the API certificate's \
+            SHA-256} as JSON (no fingerprint when the API speaks plain HTTP). It is printed to the \
+            terminal and written to --out (default printbridge-pairing.png, readable by you only): both \
+            show the API token, so keep them to yourself. The URL comes from --url, else API_LISTEN \
+            with, for a wildcard address, this machine's first non-loopback IPv4 address; https when \
+            the API speaks HTTPS (API_TLS=auto and an address beyond loopback).
             """)
 
     @Option(name: .long, help: "The address the phone reaches the agent at (e.g. http://192.168.1.20:3000).")
@@ -35,8 +37,12 @@ struct PairCommand: ParsableCommand {
         guard let token = settings.api.token else {
             throw CommandFailure.config("API_TOKEN or API_TOKEN_FILE not set: pairing gives the app the API token, so set one first")
         }
-        let server = try url ?? Self.serverURL(settings)
-        let payload = JSONText.object([("url", JSONText.quoted(server)), ("token", JSONText.quoted(token))])
+        // The agent's own certificate is made here if `run` has not yet.
+        let certificate = try APITLSSetup.certificate(settings, logger: nil)
+        let server = try url ?? Self.serverURL(settings, secure: certificate != nil)
+        var members = [("url", JSONText.quoted(server)), ("token", JSONText.quoted(token))]
+        if let certificate { members.append(("fingerprint", JSONText.quoted(certificate.fingerprint))) }
+        let payload = JSONText.object(members)
         let code: QRCode
         do throws(QRCode.TooLong) { code = try QRCode(text: payload) } catch {
             throw CommandFailure.config("the URL and token are too long for a QR code: \(error)")
@@ -50,20 +56,25 @@ struct PairCommand: ParsableCommand {
         close(descriptor)
         StandardStreams.out("Server:    \(server)")
         StandardStreams.out("API token: \(token)")
+        if let certificate {
+            StandardStreams.out("Certificate SHA-256: \(certificate.fingerprint)")
+            StandardStreams.out("  (curl: --insecure --pinnedpubkey sha256//\(certificate.publicKeyPin))")
+        }
         StandardStreams.out("")
         StandardStreams.out(TerminalQR.render(code))
         StandardStreams.out("")
         StandardStreams.out("The QR code is also in \(out) (it holds the token: keep it private).")
     }
 
-    /// http://HOST:PORT from API_LISTEN; a wildcard host becomes this machine's LAN address.
-    static func serverURL(_ settings: Settings) throws -> String {
+    /// http(s)://HOST:PORT from API_LISTEN; a wildcard host becomes this
+    /// machine's LAN address; https when the API speaks it (`secure`).
+    static func serverURL(_ settings: Settings, secure: Bool) throws -> String {
         guard let listen = try APISetup.address(settings, allowWithoutToken: true) else {
             throw CommandFailure.config("API_LISTEN is off: the app has nothing to talk to (give --url if it is served elsewhere)")
         }
         var host = listen.host
         if host == "0.0.0.0" || host == "::" || host.isEmpty { host = lanAddress() ?? "127.0.0.1" }
-        return "http://\(host.contains(":") ? "[\(host)]" : host):\(listen.port)"
+        return "\(secure ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(listen.port)"
     }
 
     /// The first IPv4 address of an interface that is up and not loopback.

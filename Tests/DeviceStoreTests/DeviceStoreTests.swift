@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 10)
+        #expect(store.schemaVersion == 11)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 10)
+        #expect(try temp.open().schemaVersion == 11)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -216,7 +216,7 @@ let activity = String(repeating: "ef", count: 40)
             PRAGMA user_version = 6;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 10)
+        #expect(store.schemaVersion == 11)
         #expect(try store.notificationStates() == states)
     }
 
@@ -241,7 +241,7 @@ let activity = String(repeating: "ef", count: 40)
             PRAGMA user_version = 7;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 10)
+        #expect(store.schemaVersion == 11)
         #expect(try store.notificationStates() == states)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.notifications(device: device, limit: 50).notifications.isEmpty)
@@ -275,7 +275,7 @@ let activity = String(repeating: "ef", count: 40)
             PRAGMA user_version = 8;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 10)
+        #expect(store.schemaVersion == 11)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: true))
         #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == [sent.title])
@@ -300,7 +300,7 @@ let activity = String(repeating: "ef", count: 40)
             PRAGMA user_version = 9;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 10)
+        #expect(store.schemaVersion == 11)
         #expect(try store.devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: true))
         #expect(try store.updatePreferences(deviceID: device, .init(snapshots: false)))
         #expect(try temp.open().devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: false))
@@ -356,5 +356,32 @@ let activity = String(repeating: "ef", count: 40)
         } throws: { error in
             "\(error)".contains("schema version 99, newer than this PrintBridge knows")
         }
+    }
+}
+
+extension DeviceStoreTests {
+    /// Schema 11: a store that had phones before the API spoke HTTPS
+    /// remembers it (they keep plain HTTP until they pair again); a new one does not.
+    @Test func aStoreWithPhonesBeforeHTTPSRemembersIt() throws {
+        let fresh = TemporaryStore()
+        let store = try fresh.open()
+        _ = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: "X1C")
+        #expect(try store.hadPlainHTTPPhones() == false, "phones paired after the upgrade pair over HTTPS")
+
+        let upgraded = TemporaryStore()
+        do {
+            let store = try upgraded.open()
+            _ = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: "X1C")
+        }
+        #expect(sqliteExecute(upgraded.directory + "/printbridge.sqlite3", """
+            DELETE FROM store_meta WHERE key = 'plain_http_phones';
+            PRAGMA user_version = 10;
+            """))
+        #expect(try upgraded.open().hadPlainHTTPPhones())
+
+        let empty = TemporaryStore()
+        _ = try empty.open()
+        #expect(sqliteExecute(empty.directory + "/printbridge.sqlite3", "PRAGMA user_version = 10;"))
+        #expect(try empty.open().hadPlainHTTPPhones() == false, "no phones, nothing to keep working")
     }
 }

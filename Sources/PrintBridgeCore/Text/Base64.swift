@@ -16,9 +16,14 @@ public enum Base64 {
         return Data(base64Encoded: padded).map(Array.init)
     }
 
+    /// Standard base64 with padding (RFC 4648 §4).
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+    }
+
     /// base64url without padding (RFC 7515 §2), as JWTs carry their parts.
     public static func urlEncode(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
+        var text = encode(bytes)
         while text.hasSuffix("=") { text.removeLast() }
         return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
     }

@@ -1,0 +1,69 @@
+import AgentSettings
+import ArgumentParser
+import ControlAPI
+import PrintBridgeCore
+
+/// `printbridge certificate`: the API's TLS certificate — show its
+/// fingerprint (what phones pin), or make a new one.
+struct CertificateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "certificate",
+        abstract: "Show or renew the API's TLS certificate (what paired phones pin).",
+        subcommands: [Show.self, Rotate.self], defaultSubcommand: Show.self)
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the certificate's file, SHA-256 fingerprint, public-key pin and expiry (made if missing).")
+
+        @OptionGroup var configOption: ConfigOption
+
+        func run() throws {
+            let settings = try configOption.settings()
+            try settings.check([.api, .state])
+            guard let certificate = try APITLSSetup.certificate(settings, logger: nil) else {
+                throw CommandFailure.config(
+                    "the API speaks plain HTTP (API_TLS=off, or API_LISTEN on loopback): it has no certificate")
+            }
+            CertificateCommand.describe(certificate)
+        }
+    }
+
+    struct Rotate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new key and certificate for the API; paired phones must pair again.",
+            discussion: """
+                Replaces api-key.pem and api-cert.pem in the state directory. Restart the agent to serve \
+                the new one; phones that pinned the old fingerprint refuse it until they pair again \
+                (printbridge pair). Not for a certificate of your own (API_CERT_FILE): renew that where it comes from.
+                """)
+
+        @OptionGroup var configOption: ConfigOption
+
+        func run() throws {
+            let settings = try configOption.settings()
+            try settings.check([.api, .state])
+            guard settings.api.certificateFile == nil else {
+                throw CommandFailure.config("API_CERT_FILE is set: the API serves your certificate; renew it where it comes from")
+            }
+            let directory = StateDirectory.path(settings)
+            do {
+                try APICertificate.make(
+                    certificate: directory + "/api-cert.pem", key: directory + "/api-key.pem",
+                    hostNames: [APITLSSetup.hostName(), PairCommand.lanAddress()].compactMap { $0 })
+                let certificate = try APICertificate.load(
+                    certificate: directory + "/api-cert.pem", key: directory + "/api-key.pem")
+                CertificateCommand.describe(certificate)
+                StandardStreams.out("Restart the agent to serve it; then pair each phone again (printbridge pair).")
+            } catch {
+                throw CommandFailure.cannotCreate("\(error)")
+            }
+        }
+    }
+
+    static func describe(_ certificate: APICertificate) {
+        StandardStreams.out("Certificate:        \(certificate.certificatePath)")
+        StandardStreams.out("SHA-256:            \(certificate.fingerprint)")
+        StandardStreams.out("Public-key pin:     sha256//\(certificate.publicKeyPin)")
+        StandardStreams.out("Valid until:        \(ISO8601.format(certificate.notAfter))")
+    }
+}

@@ -64,6 +64,9 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             // Once: the stream's own end after a shutdown that came first.
             guard !draining else { return }
             draining = true
+            // Alerts waiting for their picture go now, without it: the grace
+            // period is for their answers, and none is left behind.
+            carryOut(outbox.releaseAll(now: clock.now()))
             if inFlight == 0 {
                 isFinished = true
             } else {

@@ -32,6 +32,8 @@ public enum SettingCatalog {
         .init("API_LISTEN", .api, "host:port of the app's API (0.0.0.0:3000) or off"),
         .init("API_TOKEN", .api, secret: true, "bearer token of the app's API (prefer api_token_file)"),
         .init("API_TOKEN_FILE", .api, "file holding the API token"),
+        .init("API_INGRESS_PROXY", .api,
+              "address of Home Assistant's ingress proxy (the status page behind HA's sign-in); default 172.30.32.2 in the add-on"),
         .init("API_TLS", .api, "auto: HTTPS when listening beyond loopback, with the agent's own pinned certificate (default); off"),
         .init("API_CERT_FILE", .api, "your certificate for the API's HTTPS (PEM), e.g. from a reverse proxy's ACME"),
         .init("API_KEY_FILE", .api, "the key of API_CERT_FILE (PEM)"),

@@ -76,8 +76,13 @@ extension Settings {
         /// Where to listen; nil when API_LISTEN is off (or not an address).
         public let listen: Address?
         public let token: String?
-        /// Networks whose clients need no token, the ingress proxy's among them in an add-on.
+        /// Networks whose clients need no token for what the seed app calls (API_TRUSTED_NETWORKS).
         public let trustedNetworks: TrustedNetworks
+        /// Home Assistant's ingress proxy in an add-on (the Supervisor's
+        /// address): the status page behind HA's own sign-in, and the seed app's routes.
+        public let ingressProxy: TrustedNetworks
+        /// API_INGRESS_PROXY as written.
+        public let ingressProxyText: String?
         /// API_TRUSTED_NETWORKS as written.
         public let trustedNetworksText: String?
         /// Inside an add-on: the Supervisor's ingress proxy is trusted.
@@ -110,15 +115,23 @@ extension Settings {
             token = reader.text("API_TOKEN") ?? reader.token(inFile: "API_TOKEN_FILE", .api)
             trustedNetworksText = reader.text("API_TRUSTED_NETWORKS")
             trustsIngressProxy = reader.environment("SUPERVISOR_TOKEN") != nil
-            let text = ([trustedNetworksText] + [trustsIngressProxy ? Self.supervisorAddress : nil]).compactMap { $0 }
-                .joined(separator: ",")
             var trusted = TrustedNetworks()
-            if !text.isEmpty {
+            if let text = trustedNetworksText, !text.isEmpty {
                 do throws(TrustedNetworks.ParseError) { trusted = try TrustedNetworks(parsing: text) } catch {
                     reader.problem(.api, "API_TRUSTED_NETWORKS", "API_TRUSTED_NETWORKS: \(error)")
                 }
             }
             trustedNetworks = trusted
+            // API_INGRESS_PROXY: where HA's ingress proxy connects from, if not
+            // the Supervisor's fixed address (a proxy of your own in front of HA).
+            var ingress = TrustedNetworks()
+            if let text = reader.text("API_INGRESS_PROXY") ?? (trustsIngressProxy ? Self.supervisorAddress : nil) {
+                do throws(TrustedNetworks.ParseError) { ingress = try TrustedNetworks(parsing: text) } catch {
+                    reader.problem(.api, "API_INGRESS_PROXY", "API_INGRESS_PROXY: \(error)")
+                }
+            }
+            ingressProxy = ingress
+            ingressProxyText = reader.text("API_INGRESS_PROXY")
             missingTokenHint = reader.credentialHint(for: "API_TOKEN_FILE")
             switch reader.text("API_TLS")?.lowercased() {
             case nil, "auto", "on", "true": tlsAuto = true

@@ -1,27 +1,35 @@
 /// Who may call a route: each row of `ControlAPI.routes` names one level.
-///
-/// Issue 34 adds a phone's own credential and an admin credential (today's
-/// API token), and narrows the trusted networks to what the unmodified seed
-/// app needs (registration and its own settings). Each becomes a case here
-/// and a line of `Caller.may(_:)`; the switches are exhaustive, so the
-/// compiler points at every decision a new level needs.
+/// Each level is a line of `Caller.may(_:)`; the switches are exhaustive, so
+/// the compiler points at every decision a new level needs.
 enum Access: String, Sendable, Hashable, CaseIterable {
     /// Anyone, without a credential: health checks (Docker's HEALTHCHECK,
-    /// load balancers) and Prometheus, which carry none.
+    /// load balancers), Prometheus, the pictures' signed links and pairing
+    /// (the one-time code is the credential there).
     case `public`
-    /// The API token (Bearer, or the password of HTTP Basic from a browser),
-    /// or a client on a trusted network (API_TRUSTED_NETWORKS); anyone when
-    /// the API runs without a token (--no-api-auth).
+    /// What the unmodified seed app calls (registration, its Live Activity
+    /// tokens, its own settings) and the printers' view: a credential (the
+    /// admin API token or a phone's own), or a client on a trusted network
+    /// (API_TRUSTED_NETWORKS), which the seed app needs as it sends none.
     case token
+    /// Acting on printers and reading phones' data: a phone's own credential
+    /// or the admin token, never only a trusted network.
+    case credential
+    /// The agent's own pages (the status page): the admin token, or HA's
+    /// ingress proxy in the add-on (HA's own sign-in stands before it).
+    case admin
 }
 
 /// What a request shows of its sender, worked out once per request.
 enum Caller: Hashable, Sendable {
-    /// No token, or a wrong one, from outside the trusted networks.
+    /// No valid credential, from outside the trusted networks.
     case stranger
-    /// From a trusted network (API_TRUSTED_NETWORKS); it sent no right token.
+    /// From a trusted network (API_TRUSTED_NETWORKS); it sent no valid credential.
     case trustedNetwork
-    /// Sent the API token.
+    /// Home Assistant's ingress proxy (the add-on's Supervisor address).
+    case ingressProxy
+    /// A phone's own credential (not revoked): its id, and the device it registered.
+    case phone(credentialID: String, deviceID: String?)
+    /// Sent the admin API token (API_TOKEN).
     case tokenHolder
     /// The API runs without a token (--no-api-auth): every caller counts.
     case unguarded
@@ -32,9 +40,27 @@ enum Caller: Hashable, Sendable {
         case .token:
             switch self {
             case .stranger: return false
-            case .trustedNetwork, .tokenHolder, .unguarded: return true
+            case .trustedNetwork, .ingressProxy, .phone, .tokenHolder, .unguarded: return true
+            }
+        case .credential:
+            switch self {
+            case .stranger, .trustedNetwork, .ingressProxy: return false
+            case .phone, .tokenHolder, .unguarded: return true
+            }
+        case .admin:
+            switch self {
+            case .stranger, .trustedNetwork, .phone: return false
+            case .ingressProxy, .tokenHolder, .unguarded: return true
             }
         }
+    }
+
+    /// Whether the caller may act for device `deviceID` (its settings, its
+    /// tokens, its alerts): a phone only for the device it registered; the
+    /// others as their level allows.
+    func mayActFor(device deviceID: String) -> Bool {
+        if case .phone(_, let own) = self { return own == deviceID }
+        return true
     }
 }
 
@@ -44,6 +70,8 @@ extension Caller: CustomStringConvertible {
         switch self {
         case .stranger: "stranger"
         case .trustedNetwork: "trusted network"
+        case .ingressProxy: "ingress proxy"
+        case .phone(let id, _): "phone \(id)"
         case .tokenHolder: "api token"
         case .unguarded: "no auth"
         }

@@ -8,23 +8,29 @@ extension ControlAPI {
     static let routes: [Route<Handler>] = [
         Route(.get, "/healthz", .public) { api, _ in api.health() },
         Route(.get, "/metrics", .public) { api, _ in api.metricsExposition() },
-        Route(.get, "/", .token, challenge: .basic) { api, _ in api.statusPage() },
-        Route(.post, "/api/devices/register", .token) { api, call in try api.register(call.request) },
+        Route(.get, "/", .admin, challenge: .basic) { api, _ in api.statusPage() },
+        Route(.post, "/api/pair", .public) { api, call in try api.pair(call.request) },
+        Route(.post, "/api/devices/register", .token) { api, call in try api.register(call.request, caller: call.caller) },
         Route(.post, "/api/devices/activity-token", .token) { api, call in try api.activityToken(call.request) },
-        Route(.get, "/api/devices/by-printer/:prefix", .token) { api, call in try api.byPrinter(call["prefix"]) },
-        Route(.patch, "/api/devices/:deviceId/settings", .token) { api, call in try api.settings(call["deviceId"], call.request) },
-        Route(.post, "/api/devices/:deviceId/push-to-start-token", .token) { api, call in
-            try api.pushToStart(call["deviceId"], call.request)
+        Route(.get, "/api/devices/by-printer/:prefix", .credential) { api, call in try api.byPrinter(call["prefix"]) },
+        Route(.patch, "/api/devices/:deviceId/settings", .token) { api, call in
+            try api.own(call) { try api.settings(call["deviceId"], call.request) }
         },
-        Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.remove(call["deviceId"]) },
+        Route(.post, "/api/devices/:deviceId/push-to-start-token", .token) { api, call in
+            try api.own(call) { try api.pushToStart(call["deviceId"], call.request) }
+        },
+        Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.own(call) { try api.remove(call["deviceId"]) } },
+        Route(.delete, "/api/devices/:deviceId/credential", .credential) { api, call in
+            try api.own(call) { try api.revoke(call["deviceId"], by: call.caller) }
+        },
         Route(.get, "/api/config/apns/status", .token) { api, _ in api.apnsStatus() },
         Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },
         Route(.get, "/api/printers", .token) { api, _ in api.printerList() },
         Route(.get, "/api/printers/:prefix/history", .token) { api, call in try api.history(call["prefix"]) },
-        Route(.post, "/api/printers/:prefix/actions/:action", .token, answersLater: { api, call, reply in
+        Route(.post, "/api/printers/:prefix/actions/:action", .credential, answersLater: { api, call, reply in
             api.action(call["prefix"], call["action"], call.request, reply: reply)
         }),
-        Route(.get, "/api/notifications", .token) { api, call in try api.notifications(call.request) },
+        Route(.get, "/api/notifications", .credential) { api, call in try api.notifications(call.request, caller: call.caller) },
         // The signed link is the credential (a phone's notification extension has no token).
         Route(.get, "/api/snapshots/:name", .public) { api, call in try api.snapshot(call["name"], call.request) },
     ]

@@ -43,6 +43,8 @@ public struct ControlAPI: Sendable {
     let actionTaken: @Sendable (ActionReport) -> Void
     /// The pictures of the prints, when the agent takes them.
     let snapshots: SnapshotServing?
+    /// Home Assistant's ingress proxy (the add-on's Supervisor): the status page behind HA's sign-in.
+    let ingressProxy: TrustedNetworks
     /// Failed authentication per source address, and who is held back.
     let authThrottle: AuthThrottle
     /// A source was shut out for the first time in its burst (one log line).
@@ -54,9 +56,10 @@ public struct ControlAPI: Sendable {
         trustedNetworks: TrustedNetworks = TrustedNetworks(), storeFailed: @escaping @Sendable (String) -> Void = { _ in },
         pressButton: ButtonPresser? = nil, actionLimiter: ActionLimiter = ActionLimiter(),
         actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }, snapshots: SnapshotServing? = nil,
-        authThrottle: AuthThrottle = AuthThrottle(),
+        ingressProxy: TrustedNetworks = TrustedNetworks(), authThrottle: AuthThrottle = AuthThrottle(),
         authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in }
     ) {
+        self.ingressProxy = ingressProxy
         self.authThrottle = authThrottle
         self.authThrottled = authThrottled
         self.snapshots = snapshots
@@ -98,9 +101,12 @@ public struct ControlAPI: Sendable {
             if route.access != .public, let wait = throttled(request) { return wait }
             let caller = caller(request)
             guard caller.may(route.access) else { return refused(request, route.challenge) }
-            if caller == .tokenHolder { authThrottle.succeeded(source(request)) }
+            switch caller {
+            case .tokenHolder, .phone: authThrottle.succeeded(source(request))
+            default: break
+            }
             do {
-                return try route.handler(self, RouteCall(request: request, parameters: parameters), reply)
+                return try route.handler(self, RouteCall(request: request, parameters: parameters, caller: caller), reply)
             } catch let error as Invalid {
                 return APIError.response(400, "Invalid request", details: error.details)
             } catch {
@@ -159,7 +165,7 @@ public struct ControlAPI: Sendable {
     }
 
     /// A 401, counted against the request's source.
-    private func refused(_ request: HTTPRequest, _ challenge: AuthChallenge) -> HTTPResponse {
+    func refused(_ request: HTTPRequest, _ challenge: AuthChallenge) -> HTTPResponse {
         let source = source(request)
         let failure = authThrottle.failed(source)
         metrics?.authFailure(outcome: "refused")
@@ -188,9 +194,33 @@ public struct ControlAPI: Sendable {
     /// compared in constant time; else a client on a trusted network.
     func caller(_ request: HTTPRequest) -> Caller {
         guard let apiToken else { return .unguarded }
-        if let header = request.headers["authorization"], Self.matches(header, apiToken) { return .tokenHolder }
-        if let peer = request.peer, trustedNetworks.contains(peer) { return .trustedNetwork }
+        if let header = request.headers["authorization"] {
+            if Self.matches(header, apiToken) { return .tokenHolder }
+            if let phone = phone(header) { return phone }
+        }
+        if let peer = request.peer {
+            if ingressProxy.contains(peer) { return .ingressProxy }
+            if trustedNetworks.contains(peer) { return .trustedNetwork }
+        }
         return .stranger
+    }
+
+    /// A phone's own credential (Bearer `pbp_…`), looked up by its digest;
+    /// nil when there is none or it was revoked (then the caller is judged
+    /// as if it had sent nothing).
+    private func phone(_ header: String) -> Caller? {
+        guard header.lowercased().hasPrefix("bearer ") else { return nil }
+        let secret = header.dropFirst(7).trimmingWhitespace
+        guard secret.hasPrefix(PhoneCredentials.credentialPrefix) else { return nil }
+        do {
+            guard let credential = try store.phoneCredential(hash: PhoneCredentials.digest(String(secret))),
+                credential.revokedAt == nil
+            else { return nil }
+            return .phone(credentialID: credential.id, deviceID: credential.deviceID)
+        } catch {
+            storeFailed("a phone's credential: \(error)")
+            return nil
+        }
     }
 
     private static func matches(_ header: String, _ apiToken: String) -> Bool {
@@ -267,7 +297,7 @@ public struct ControlAPI: Sendable {
         HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("printers", APIJSON.printers(printers()))]))
     }
 
-    private func object(_ request: HTTPRequest) throws -> [String: JSONValue] {
+    func object(_ request: HTTPRequest) throws -> [String: JSONValue] {
         guard let json = try? JSONParser.parse(request.body), let object = json.objectValue else {
             throw Invalid(details: ["body": ["must be a JSON object"]])
         }
@@ -286,7 +316,7 @@ public struct ControlAPI: Sendable {
         return text.lowercased()
     }
 
-    private func text(_ object: [String: JSONValue], _ field: String, required: Bool, into problems: inout [String: [String]]) -> String? {
+    func text(_ object: [String: JSONValue], _ field: String, required: Bool, into problems: inout [String: [String]]) -> String? {
         guard let value = object[field], value != .null else {
             if required { problems[field, default: []].append("is required") }
             return nil
@@ -298,7 +328,7 @@ public struct ControlAPI: Sendable {
         return text
     }
 
-    func register(_ request: HTTPRequest) throws -> HTTPResponse {
+    func register(_ request: HTTPRequest, caller: Caller = .unguarded) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
         let apnsToken = token(body, "apnsToken", required: true, into: &problems)
@@ -331,6 +361,8 @@ public struct ControlAPI: Sendable {
         let registration = try store.register(
             apnsToken: apnsToken, haURL: haURL, printerPrefix: prefix, printerName: name, printerPrefixes: prefixes,
             language: language)
+        // A phone with its own credential: from now on the credential is this device's.
+        if case .phone(let credential, _) = caller { try store.bindCredential(id: credential, deviceID: registration.deviceID) }
         devicesChanged()
         return HTTPResponse(status: 200, body: JSONText.object([
             ("success", "true"), ("deviceId", JSONText.quoted(registration.deviceID)),

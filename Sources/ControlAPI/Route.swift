@@ -58,6 +58,8 @@ struct Route<Handler: Sendable>: Sendable {
 struct RouteCall: Sendable {
     let request: HTTPRequest
     let parameters: [String: String]
+    /// Who sent it (as the row's access admitted).
+    var caller: Caller = .unguarded
 
     /// The parameter `name` of the row's path. A name the path lacks is a
     /// mistake in the table, which that route's tests meet at once.

@@ -163,5 +163,23 @@ enum StoreSchema {
         INSERT OR REPLACE INTO store_meta (key, value)
         SELECT 'plain_http_phones', '1' WHERE EXISTS (SELECT 1 FROM devices);
         """,
+        // 12: a credential per phone (only its SHA-256 kept), bound to the
+        // device it registered, revoked on its own; one-time pairing codes
+        // (hashed, expiring) that phones trade for a credential.
+        """
+        CREATE TABLE phone_credentials (
+            id TEXT PRIMARY KEY,
+            hash TEXT NOT NULL UNIQUE,
+            name TEXT,
+            device_id TEXT REFERENCES devices(id) ON DELETE SET NULL,
+            created_at REAL NOT NULL,
+            revoked_at REAL
+        );
+        CREATE INDEX phone_credentials_by_device ON phone_credentials (device_id);
+        CREATE TABLE pairing_codes (
+            hash TEXT PRIMARY KEY,
+            expires_at REAL NOT NULL
+        );
+        """,
     ]
 }

@@ -42,6 +42,7 @@ enum APISetup {
             trustedNetworks: api.trustedNetworks,
             storeFailed: { logger.error("the app's request failed in the device store", metadata: ["error": "\($0)"]) },
             pressButton: pressButton, actionTaken: PrinterActionSetup.log(logger), snapshots: snapshots,
+            ingressProxy: api.ingressProxy,
             authThrottled: { source, failure in
                 logger.warning("too many failed API authentications from one address; it is held back", metadata: [
                     "api.peer": "\(source)", "api.failures": .stringConvertible(failure.failures),

@@ -52,14 +52,14 @@ enum APITLSSetup {
         let lan = try api.plainHTTP ?? store.hadPlainHTTPPhones()
         // The machine itself (its tools, HA on the same host): exactly 127.0.0.1 and ::1.
         let loopback = try! TrustedNetworks(parsing: "127.0.0.1/32,::1/128")
-        let trusted = api.trustedNetworks
+        let trusted = api.trustedNetworks, ingress = api.ingressProxy
         let lastTold = Mutex<Double?>(nil)
         let hint = (try? PairCommand.serverURL(settings, secure: true)) ?? "https://"
         return HTTPServer.TLSPolicy(context: context, httpsHint: hint) { peer in
             guard let peer else { return false }
-            if loopback.contains(peer) { return true }
+            if loopback.contains(peer) || ingress.contains(peer) { return true }
             let allowed = lan || trusted.contains(peer)
-            if allowed, api.trustsIngressProxy == false || !trusted.contains(peer) {
+            if allowed {
                 let now = MonotonicClock.seconds()
                 let tell = lastTold.withLock { last -> Bool in
                     guard last.map({ now - $0 >= 86_400 }) ?? true else { return false }

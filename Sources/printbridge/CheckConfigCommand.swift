@@ -92,8 +92,17 @@ struct CheckConfigCommand: AsyncParsableCommand {
                         trusted.append("\(Settings.API.supervisorAddress) (Home Assistant's ingress proxy)")
                     }
                     if !trusted.isEmpty {
-                        say("api: no token needed from \(trusted.joined(separator: ", ")); everyone else needs the API token")
+                        say("api: no token needed from \(trusted.joined(separator: ", ")) for what the unmodified app calls "
+                            + "(registration, its own settings); everyone else needs a credential")
                     }
+                    if settings.api.trustedNetworksText != nil {
+                        // Issue 34: a trusted network opens registration to any device on it.
+                        StandardStreams.err(redacted(
+                            "printbridge: warning: API_TRUSTED_NETWORKS lets any device on those networks register without a "
+                                + "credential; printer actions and phones' alerts need the phone's own (pair the app: printbridge pair), "
+                                + "and once every phone has, remove API_TRUSTED_NETWORKS"))
+                    }
+                    say("api: \(settings.api.servesTLS ? "https (the agent's pinned certificate\(settings.api.certificateFile == nil ? "" : ": API_CERT_FILE"))" : "plain http")")
                 } else {
                     say("api: off")
                 }

@@ -8,7 +8,7 @@ struct DevicesCommand: ParsableCommand {
         commandName: "devices",
         abstract: "List and change the registered phones without the app (works on the store, no daemon needed).",
         discussion: "The store is in STATE_DIR (see `printbridge run --help`).",
-        subcommands: [List.self, Add.self, Remove.self, Prefs.self]
+        subcommands: [List.self, Add.self, Remove.self, Revoke.self, Prefs.self]
     )
 
     struct List: ParsableCommand {
@@ -111,6 +111,26 @@ struct DevicesCommand: ParsableCommand {
                 throw CommandFailure.noInput("no device \(id)")
             }
             StandardStreams.out("\(id) removed")
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke",
+            abstract: "Stop a phone's own credential working, at once (its alerts go on; remove the device to stop them).")
+
+        @Argument(help: "The device id (see `printbridge devices list`) or the credential's id.")
+        var id: String
+
+        @OptionGroup var configOption: ConfigOption
+
+        func run() throws {
+            let store = try StateDirectory.openStore(try configOption.settings())
+            let revoked = try DevicesCommand.storeCall { try store.revokeCredentials(of: id) }
+            guard revoked > 0 else {
+                throw CommandFailure.noInput("no live credential for \(id)")
+            }
+            StandardStreams.out("\(id): \(revoked) credential(s) revoked; the phone must pair again (printbridge pair)")
         }
     }
 

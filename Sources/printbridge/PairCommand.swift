@@ -1,5 +1,6 @@
 import AgentSettings
 import ArgumentParser
+import ControlAPI
 import Pairing
 import PrintBridgeCore
 
@@ -8,19 +9,23 @@ import Glibc
 #endif
 
 /// `printbridge pair`: what the app needs to talk to this agent — the
-/// server URL and the API token — as text and as a QR code, in the terminal
-/// and as a PNG file. docs/pairing.md shows the app's side.
+/// server URL, the certificate's fingerprint and a one-time pairing code the
+/// phone trades for its own credential — as text and as a QR code, in the
+/// terminal and as a PNG file. docs/pairing.md shows the app's side.
 struct PairCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
-        abstract: "Show the server URL and API token for the app, with a QR code of both.",
+        abstract: "Show the server URL, certificate fingerprint and a one-time pairing code for the app, with a QR code.",
         discussion: """
-            The QR code holds {"url": URL, "token": API token, "fingerprint": the API certificate's \
-            SHA-256} as JSON (no fingerprint when the API speaks plain HTTP). It is printed to the \
-            terminal and written to --out (default printbridge-pairing.png, readable by you only): both \
-            show the API token, so keep them to yourself. The URL comes from --url, else API_LISTEN \
-            with, for a wildcard address, this machine's first non-loopback IPv4 address; https when \
-            the API speaks HTTPS (API_TLS=auto and an address beyond loopback).
+            The QR code holds {"url": URL, "code": one-time pairing code, "fingerprint": the API \
+            certificate's SHA-256} as JSON (no fingerprint when the API speaks plain HTTP). The phone \
+            trades the code for its own credential (POST /api/pair) within --minutes (10), once. With \
+            --admin-token the code also holds the shared API token (the admin credential), as before \
+            per-phone credentials; keep such a code to yourself. It is printed to the terminal and \
+            written to --out (default printbridge-pairing.png, readable by you only). The URL comes \
+            from --url, else API_LISTEN with, for a wildcard address, this machine's first \
+            non-loopback IPv4 address; https when the API speaks HTTPS (API_TLS=auto and an address \
+            beyond loopback).
             """)
 
     @Option(name: .long, help: "The address the phone reaches the agent at (e.g. http://192.168.1.20:3000).")
@@ -29,18 +34,34 @@ struct PairCommand: ParsableCommand {
     @Option(name: .long, help: "The PNG file to write.")
     var out = "printbridge-pairing.png"
 
+    @Option(name: .long, help: "Minutes the pairing code is valid (1-60).")
+    var minutes = 10
+
+    @Flag(name: .customLong("admin-token"), help: "Also put the shared API token (the admin credential) in the code.")
+    var adminToken = false
+
     @OptionGroup var configOption: ConfigOption
 
     func run() throws {
         let settings = try configOption.settings()
         try settings.check([.api])
         guard let token = settings.api.token else {
-            throw CommandFailure.config("API_TOKEN or API_TOKEN_FILE not set: pairing gives the app the API token, so set one first")
+            throw CommandFailure.config(
+                "API_TOKEN or API_TOKEN_FILE not set: the API accepts no credential to pair for, so set one first")
+        }
+        guard (1...60).contains(minutes) else { throw ValidationError("--minutes must be 1 to 60") }
+        let pairingCode = PhoneCredentials.newPairingCode()
+        let store = try StateDirectory.openStore(settings)
+        try DevicesCommand.storeCall {
+            try store.addPairingCode(
+                hash: PhoneCredentials.digest(PhoneCredentials.normalised(pairingCode)),
+                expires: SystemClock().now() + Double(minutes * 60))
         }
         // The agent's own certificate is made here if `run` has not yet.
         let certificate = try APITLSSetup.certificate(settings, logger: nil)
         let server = try url ?? Self.serverURL(settings, secure: certificate != nil)
-        var members = [("url", JSONText.quoted(server)), ("token", JSONText.quoted(token))]
+        var members = [("url", JSONText.quoted(server)), ("code", JSONText.quoted(pairingCode))]
+        if adminToken { members.append(("token", JSONText.quoted(token))) }
         if let certificate { members.append(("fingerprint", JSONText.quoted(certificate.fingerprint))) }
         let payload = JSONText.object(members)
         let code: QRCode
@@ -55,7 +76,8 @@ struct PairCommand: ParsableCommand {
         }
         close(descriptor)
         StandardStreams.out("Server:    \(server)")
-        StandardStreams.out("API token: \(token)")
+        StandardStreams.out("Pairing code: \(pairingCode) (valid \(minutes) minutes, once)")
+        if adminToken { StandardStreams.out("API token: \(token)") }
         if let certificate {
             StandardStreams.out("Certificate SHA-256: \(certificate.fingerprint)")
             StandardStreams.out("  (curl: --insecure --pinnedpubkey sha256//\(certificate.publicKeyPin))")
@@ -63,7 +85,8 @@ struct PairCommand: ParsableCommand {
         StandardStreams.out("")
         StandardStreams.out(TerminalQR.render(code))
         StandardStreams.out("")
-        StandardStreams.out("The QR code is also in \(out) (it holds the token: keep it private).")
+        StandardStreams.out(
+            "The QR code is also in \(out)" + (adminToken ? " (it holds the admin token: keep it private)." : "."))
     }
 
     /// http(s)://HOST:PORT from API_LISTEN; a wildcard host becomes this

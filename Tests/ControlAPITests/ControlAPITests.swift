@@ -289,7 +289,8 @@ import Testing
             "DELETE /api/devices/{deviceId}", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
             "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "POST /api/config/apns/init",
             "GET /api/printers", "GET /api/printers/{prefix}/history", "POST /api/printers/{prefix}/actions/{action}",
-            "GET /api/notifications", "GET /api/snapshots/{name}", "GET /",
+            "GET /api/notifications", "GET /api/snapshots/{name}", "GET /", "POST /api/pair",
+            "DELETE /api/devices/{deviceId}/credential",
         ]
         #expect(documented == served)
         // And nothing undocumented answers: other methods on documented paths are 405.

@@ -21,8 +21,10 @@ import Testing
             for (method, operation) in item.objectValue ?? [:] where HTTPMethod(rawValue: method.uppercased()) != nil {
                 let parameters = ((item["parameters"]?.arrayValue ?? []) + (operation["parameters"]?.arrayValue ?? []))
                     .filter { $0["in"]?.stringValue == "path" }.compactMap { $0["name"]?.stringValue }
-                let access = operation["security"]?.arrayValue?.isEmpty == true ? Access.public : .token
-                documented["\(method.uppercased()) \(path)"] = "\(access) \(parameters.sorted())"
+                // Public: `security: []`; else the level in PrintBridge's `x-access` (token, credential, admin).
+                let access = operation["security"]?.arrayValue?.isEmpty == true
+                    ? Access.public : Access(rawValue: operation["x-access"]?.stringValue ?? "missing")
+                documented["\(method.uppercased()) \(path)"] = "\(access.map { "\($0)" } ?? "no x-access") \(parameters.sorted())"
             }
         }
         var rows: [String: String] = [:]
@@ -119,7 +121,8 @@ import Testing
         api = ControlAPI(
             store: try DeviceStore(directory: directory), apiToken: "route-token-0123456789",
             apns: .init(configured: true, bundleID: "b", production: false),
-            metrics: AgentMetrics(apnsMode: "dry-run"), trustedNetworks: try TrustedNetworks(parsing: "10.0.0.0/8"))
+            metrics: AgentMetrics(apnsMode: "dry-run"), trustedNetworks: try TrustedNetworks(parsing: "10.0.0.0/8"),
+            ingressProxy: try TrustedNetworks(parsing: "172.30.32.2/32"))
     }
 
     func answer(_ method: String, _ path: String, token: String? = nil, basic: String? = nil, from peer: String = "192.0.2.1")
@@ -155,7 +158,10 @@ import Testing
         #expect(stranger.status == 401 && header(stranger, "WWW-Authenticate")?.hasPrefix("Basic") == true)
         #expect(stranger.contentType.hasPrefix("text/plain"))
         #expect(answer("GET", "/", basic: "route-token-0123456789").status == 200)
-        #expect(answer("GET", "/", from: "10.1.2.3").status == 200)
+        // Issue 34: the page is the admin's: a trusted network (the seed app's) is not enough;
+        // HA's ingress proxy (its own sign-in before it) is.
+        #expect(answer("GET", "/", from: "10.1.2.3").status == 401)
+        #expect(answer("GET", "/", from: "172.30.32.2").status == 200)
     }
 
     /// Under /api a stranger learns nothing: every path and method is a 401

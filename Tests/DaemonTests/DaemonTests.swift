@@ -941,7 +941,9 @@ import FoundationNetworking
 @Suite struct StructuredLogTests {
     @Test func everyLineIsAJSONRecordAndNoSecretAppears() throws {
         let apns = try MockAPNsServer()
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl")
+        // The recording's camera answers, as a working one does (else: a warning, rightly).
+        let ha = try DaemonTests.MockHA(
+            events: "bambu-full-print.jsonl", arguments: ["--camera", "camera.x1c_00m09a350100123_camera=jpeg"])
         let keyText = try String(contentsOfFile: apns.keyPath, encoding: .utf8)
         let agent = try DaemonTests.Agent(
             port: ha.port, devices: try DaemonTests.devicesFile(), environment: apns.environment, dryRun: false)

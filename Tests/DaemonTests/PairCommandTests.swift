@@ -9,17 +9,27 @@ import Testing
         let directory = DaemonTests.temporaryDirectory("pair")
         let png = directory + "/pairing.png"
         let token = "pairing-test-token-0123456789abcdef"
-        let result = try CommandRunner.run(
-            ["pair", "--out", png],
-            environment: ["API_TOKEN": token, "API_LISTEN": "127.0.0.1:3000", "PRINTBRIDGE_CONFIG": "", "API_TOKEN_FILE": ""])
+        let environment = [
+            "API_TOKEN": token, "API_LISTEN": "127.0.0.1:3000", "PRINTBRIDGE_CONFIG": "", "API_TOKEN_FILE": "",
+            "STATE_DIR": directory,
+        ]
+        let result = try CommandRunner.run(["pair", "--out", png, "--admin-token"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Server:    http://127.0.0.1:3000") && result.stdout.contains("API token: \(token)"))
+        let code = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("Pairing code: ") }?
+            .dropFirst("Pairing code: ".count).prefix(9))
         #expect(result.stdout.contains("▄") || result.stdout.contains("▀"), "the QR code in the terminal")
         let attributes = try FileManager.default.attributesOfItem(atPath: png)
         #expect((attributes[.posixPermissions] as? Int) == 0o600, "it holds the token")
         let decoded = try CommandRunner.execute("/usr/bin/zbarimg", ["--raw", "-q", png], directory: directory)
         let json = try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: String]
-        #expect(json == ["url": "http://127.0.0.1:3000", "token": token])
+        #expect(json == ["url": "http://127.0.0.1:3000", "code": String(code), "token": token])
+        // Without --admin-token the code holds no token: the phone trades the code for its own credential.
+        let plain = try CommandRunner.run(["pair", "--out", png], environment: environment)
+        #expect(plain.status == 0 && !plain.stdout.contains(token), "\(plain.stderr)")
+        let second = try CommandRunner.execute("/usr/bin/zbarimg", ["--raw", "-q", png], directory: directory)
+        let keys = (try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: String])?.keys.sorted()
+        #expect(keys == ["code", "url"])
     }
 
     @Test func withoutATokenThereIsNothingToPair() throws {

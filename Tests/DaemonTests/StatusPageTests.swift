@@ -87,7 +87,7 @@ import Testing
     @Test func thePageShowsTheAgentInABrowserThroughHomeAssistantsIngress() async throws {
         // The "Supervisor" (the ingress proxy) connects from 127.0.0.2,
         // trusted here as an add-on trusts 172.30.32.2.
-        let (agent, port, ha) = try await agentAfterAPrint(environment: ["API_TRUSTED_NETWORKS": "127.0.0.2"])
+        let (agent, port, ha) = try await agentAfterAPrint(environment: ["API_INGRESS_PROXY": "127.0.0.2"])
         defer { _ = agent.stop(); _ = ha }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MockHA/ingress_proxy.py").path
         let fetched = DaemonTests.temporaryDirectory("ingress") + "/requests.log"

@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 11)
+        #expect(store.schemaVersion == 12)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 11)
+        #expect(try temp.open().schemaVersion == 12)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -213,10 +213,12 @@ let activity = String(repeating: "ef", count: 40)
             DROP TABLE notifications;
             ALTER TABLE devices DROP COLUMN background_refresh;
             ALTER TABLE devices DROP COLUMN snapshots;
+            DROP TABLE phone_credentials;
+            DROP TABLE pairing_codes;
             PRAGMA user_version = 6;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 11)
+        #expect(store.schemaVersion == 12)
         #expect(try store.notificationStates() == states)
     }
 
@@ -238,10 +240,12 @@ let activity = String(repeating: "ef", count: 40)
             DROP TABLE notifications;
             ALTER TABLE devices DROP COLUMN background_refresh;
             ALTER TABLE devices DROP COLUMN snapshots;
+            DROP TABLE phone_credentials;
+            DROP TABLE pairing_codes;
             PRAGMA user_version = 7;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 11)
+        #expect(store.schemaVersion == 12)
         #expect(try store.notificationStates() == states)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.notifications(device: device, limit: 50).notifications.isEmpty)
@@ -272,10 +276,12 @@ let activity = String(repeating: "ef", count: 40)
         #expect(sqliteExecute(path, """
             ALTER TABLE devices DROP COLUMN background_refresh;
             ALTER TABLE devices DROP COLUMN snapshots;
+            DROP TABLE phone_credentials;
+            DROP TABLE pairing_codes;
             PRAGMA user_version = 8;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 11)
+        #expect(store.schemaVersion == 12)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: true))
         #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == [sent.title])
@@ -297,10 +303,12 @@ let activity = String(repeating: "ef", count: 40)
         let path = temp.directory + "/printbridge.sqlite3"
         #expect(sqliteExecute(path, """
             ALTER TABLE devices DROP COLUMN snapshots;
+            DROP TABLE phone_credentials;
+            DROP TABLE pairing_codes;
             PRAGMA user_version = 9;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 11)
+        #expect(store.schemaVersion == 12)
         #expect(try store.devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: true))
         #expect(try store.updatePreferences(deviceID: device, .init(snapshots: false)))
         #expect(try temp.open().devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: false))
@@ -375,13 +383,50 @@ extension DeviceStoreTests {
         }
         #expect(sqliteExecute(upgraded.directory + "/printbridge.sqlite3", """
             DELETE FROM store_meta WHERE key = 'plain_http_phones';
+            DROP TABLE phone_credentials;
+            DROP TABLE pairing_codes;
             PRAGMA user_version = 10;
             """))
         #expect(try upgraded.open().hadPlainHTTPPhones())
 
         let empty = TemporaryStore()
         _ = try empty.open()
-        #expect(sqliteExecute(empty.directory + "/printbridge.sqlite3", "PRAGMA user_version = 10;"))
+        #expect(sqliteExecute(empty.directory + "/printbridge.sqlite3", "DROP TABLE phone_credentials; DROP TABLE pairing_codes; PRAGMA user_version = 10;"))
         #expect(try empty.open().hadPlainHTTPPhones() == false, "no phones, nothing to keep working")
+    }
+}
+
+extension DeviceStoreTests {
+    /// A pairing code works once and only for its minutes; a credential is
+    /// bound to the device that registers with it and revoked on its own.
+    @Test func aPairingCodeIsTradedOnceWithinItsTimeAndACredentialRevokedAlone() throws {
+        let temp = TemporaryStore()
+        let store = try temp.open()
+        let start = temp.clock.now()
+        try store.addPairingCode(hash: "code-a", expires: start + 600)
+        try store.addPairingCode(hash: "code-b", expires: start + 600)
+        #expect(try store.redeemPairingCode(hash: "code-a", credentialID: "c1", credentialHash: "h1", name: "Sam's iPhone"))
+        #expect(try !store.redeemPairingCode(hash: "code-a", credentialID: "c2", credentialHash: "h2", name: nil), "once")
+        #expect(try !store.redeemPairingCode(hash: "no-such-code", credentialID: "c3", credentialHash: "h3", name: nil))
+        temp.clock.advance(by: 601)
+        #expect(try !store.redeemPairingCode(hash: "code-b", credentialID: "c4", credentialHash: "h4", name: nil), "expired")
+        #expect(try store.phoneCredentials().map(\.id) == ["c1"])
+
+        let phoneID = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: nil).deviceID
+        let tabletID = try store.register(apnsToken: tablet, haURL: nil, printerPrefix: "x1c", printerName: nil).deviceID
+        try store.addPairingCode(hash: "code-c", expires: temp.clock.now() + 600)
+        #expect(try store.redeemPairingCode(hash: "code-c", credentialID: "c5", credentialHash: "h5", name: nil))
+        try store.bindCredential(id: "c1", deviceID: phoneID)
+        try store.bindCredential(id: "c5", deviceID: tabletID)
+        #expect(try store.phoneCredential(hash: "h1")?.deviceID == phoneID)
+        #expect(try store.phoneCredential(hash: "h1")?.name == "Sam's iPhone")
+        #expect(try store.revokeCredentials(of: phoneID) == 1)
+        #expect(try store.phoneCredential(hash: "h1")?.revokedAt != nil)
+        #expect(try store.phoneCredential(hash: "h5")?.revokedAt == nil, "the other phone's stands")
+        #expect(try store.revokeCredentials(of: phoneID) == 0, "nothing live left to revoke")
+        #expect(try store.revokeCredentials(of: "c5") == 1, "by the credential's own id too")
+        // A device forgotten leaves its credential unbound (and it stays revoked or not as it was).
+        #expect(try store.removeDevice(id: phoneID))
+        #expect(try store.phoneCredential(hash: "h1")?.deviceID == nil)
     }
 }

@@ -130,3 +130,17 @@ import Testing
         #expect(sent.snapshot(at: at(1000)) == nil, "listed only while the link lives")
     }
 }
+
+extension SnapshotHoldTests {
+    /// Shutting down, an alert does not wait for its picture: it goes at once
+    /// (the grace period is for its answer), and the phone's later pushes follow.
+    @Test func atShutdownEveryHeldAlertGoesAtOnce() {
+        var outbox = Outbox()
+        _ = outbox.add(entry(1, phone, .complete), now: at(100), holdUntil: at(103))
+        _ = outbox.add(entry(2, phone, .history, kind: .background), now: at(100))
+        _ = outbox.add(entry(3, otherPhone, .failed), now: at(100), holdUntil: at(103))
+        let actions = outbox.releaseAll(now: at(100.5))
+        #expect(actions.send.map(\.sequence).sorted() == [1, 3])
+        #expect(outbox.held == 0 && outbox.count == 3)
+    }
+}

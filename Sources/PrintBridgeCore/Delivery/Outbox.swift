@@ -207,6 +207,17 @@ public struct Outbox: Sendable {
         return actions
     }
 
+    /// Ends every hold now (shutting down: an alert does not wait for its
+    /// picture then); what is first in its lane goes.
+    public mutating func releaseAll(now: EpochTime) -> Actions {
+        var actions = Actions()
+        for token in lanes.keys.sorted() where !(lanes[token]?.holds.isEmpty ?? true) {
+            lanes[token]?.holds = [:]
+            actions.merge(startIfIdle(token, now: now))
+        }
+        return actions
+    }
+
     /// Ends the hold of a held push, with `payload` as its final body when
     /// given; it goes at once if nothing is ahead of it. False when the push
     /// is no longer held (its hold ended, or it left the outbox).

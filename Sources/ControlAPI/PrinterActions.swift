@@ -112,7 +112,11 @@ extension ControlAPI {
         if let refusal = action.refusal(status: printer.status) {
             return answer(APIError.response(409, refusal), "does_not_fit", nil, nil)
         }
-        if let wait = actionLimiter.take(peer.isEmpty ? caller.description : peer) {
+        // Per phone when it sends its own credential (phones behind one NAT
+        // address do not share a limit), else per address.
+        let limited: String
+        if case .phone = caller { limited = caller.description } else { limited = peer.isEmpty ? caller.description : peer }
+        if let wait = actionLimiter.take(limited) {
             var response = APIError.response(429, "Too many printer actions; try again in \(wait) s")
             response.extraHeaders = [("Retry-After", String(wait))]
             return answer(response, "rate_limited", nil, nil)

@@ -93,16 +93,26 @@ import TestSupport
         #expect(!agent.log.contains(credential), "a phone's credential is never logged")
     }
 
-    @Test func aPhoneSignsItselfOutThroughTheAPI() async throws {
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--start-delay", "1"])
+    @Test func aPhonesActionFloodIsItsOwnAndItSignsItselfOut() async throws {
+        let events = try PrinterActionDaemonTests.midPrintEvents()
+        defer { try? FileManager.default.removeItem(atPath: events) }
+        let ha = try DaemonTests.MockHA(events: events)
         let agent = try DaemonTests.Agent(port: ha.port, devices: try DaemonTests.devicesFile())
         defer { _ = agent.stop() }
-        let port = try #require(agent.wait(upTo: 30) { agent.apiPort != nil } ? agent.apiPort : nil)
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        let port = try #require(agent.apiPort)
         let code = try Self.pairingCode(agent, port: port)
         let credential = try #require(try await Self.call(port, "POST", "/api/pair", body: #"{"code":"\#(code)"}"#).json["credential"] as? String)
         let device = try #require(try await Self.call(port, "POST", "/api/devices/register",
             body: #"{"apnsToken":"\#(String(repeating: "5a", count: 32))","haUrl":"http://ha:8123"}"#, bearer: credential)
             .json["deviceId"] as? String)
+        // A flood from the phone is limited per phone (10, then 429); the admin from the same address is not held up.
+        var statuses: [Int] = []
+        for _ in 0..<11 {
+            statuses.append(try await Self.call(port, "POST", "/api/printers/x1c_00m09a350100123/actions/stop", bearer: credential).status)
+        }
+        #expect(statuses == Array(repeating: 200, count: 10) + [429], "\(statuses)")
+        #expect(try await Self.call(port, "POST", "/api/printers/x1c_00m09a350100123/actions/stop", bearer: DaemonTests.apiToken).status == 200)
         #expect(try await Self.call(port, "DELETE", "/api/devices/\(device)/credential", bearer: credential).status == 200)
         #expect(try await Self.call(port, "GET", "/api/notifications?device=\(device)", bearer: credential).status == 401)
         #expect(try await Self.call(port, "DELETE", "/api/devices/\(device)/credential", bearer: DaemonTests.apiToken).status == 404)

@@ -49,6 +49,10 @@ public struct ControlAPI: Sendable {
     let authThrottle: AuthThrottle
     /// A source was shut out for the first time in its burst (one log line).
     let authThrottled: @Sendable (String, AuthThrottle.Failure) -> Void
+    /// A phone came in the way it did before per-phone credentials: the
+    /// shared admin token from another machine, or a trusted network without
+    /// a credential (for the once-a-day word on what to change).
+    let oldWayIn: @Sendable (_ caller: String, _ peer: String) -> Void
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
@@ -57,8 +61,10 @@ public struct ControlAPI: Sendable {
         pressButton: ButtonPresser? = nil, actionLimiter: ActionLimiter = ActionLimiter(),
         actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }, snapshots: SnapshotServing? = nil,
         ingressProxy: TrustedNetworks = TrustedNetworks(), authThrottle: AuthThrottle = AuthThrottle(),
-        authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in }
+        authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in },
+        oldWayIn: @escaping @Sendable (_ caller: String, _ peer: String) -> Void = { _, _ in }
     ) {
+        self.oldWayIn = oldWayIn
         self.ingressProxy = ingressProxy
         self.authThrottle = authThrottle
         self.authThrottled = authThrottled
@@ -105,6 +111,7 @@ public struct ControlAPI: Sendable {
             case .tokenHolder, .phone: authThrottle.succeeded(source(request))
             default: break
             }
+            noteOldWayIn(caller, request)
             do {
                 return try route.handler(self, RouteCall(request: request, parameters: parameters, caller: caller), reply)
             } catch let error as Invalid {
@@ -149,6 +156,20 @@ public struct ControlAPI: Sendable {
         }
         return admits ? nil : refused(request, first.challenge)
     }
+
+    /// Tells `oldWayIn` of an `/api` call with the shared token from another
+    /// machine, or from a trusted network without a credential.
+    private func noteOldWayIn(_ caller: Caller, _ request: HTTPRequest) {
+        guard request.path.hasPrefix("/api/"), let peer = request.peer else { return }
+        switch caller {
+        case .tokenHolder where !Self.loopback.contains(peer), .trustedNetwork:
+            oldWayIn(caller.description, TrustedNetworks.text(peer))
+        default:
+            break
+        }
+    }
+
+    private static let loopback = try! TrustedNetworks(parsing: "127.0.0.1/32,::1/128")
 
     /// The source address a request's failures are counted against.
     private func source(_ request: HTTPRequest) -> String {

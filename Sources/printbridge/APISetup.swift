@@ -48,7 +48,8 @@ enum APISetup {
                     "api.peer": "\(source)", "api.failures": .stringConvertible(failure.failures),
                     "api.retry_after": .stringConvertible(Int(failure.blockedFor)),
                 ])
-            })
+            },
+            oldWayIn: OldWayIn(logger).note)
         // systemd's default soft limit is 1,024 descriptors: take up to
         // 4,096 of the hard limit so the API can hold its 1,024 connections.
         var descriptors = rlimit()
@@ -80,6 +81,32 @@ enum APISetup {
         try settings.check([.api])
         do { return try settings.api.address(allowWithoutToken: allowWithoutToken) } catch {
             throw settings.failure(error)
+        }
+    }
+}
+
+/// Once a day per way in: a phone still uses the shared API token or a
+/// trusted network without its own credential; the log says what to change.
+final class OldWayIn: Sendable {
+    private let logger: Logger
+    private let told = Mutex([String: Double]())
+
+    init(_ logger: Logger) { self.logger = logger }
+
+    var note: @Sendable (String, String) -> Void {
+        { [self] caller, peer in
+            let now = MonotonicClock.seconds()
+            let tell = told.withLock { told -> Bool in
+                guard told[caller].map({ now - $0 >= 86_400 }) ?? true else { return false }
+                told[caller] = now
+                return true
+            }
+            guard tell else { return }
+            logger.warning(
+                caller == "api token"
+                    ? "a phone uses the shared API token (the admin credential); pair it for its own (printbridge pair), which can be revoked alone"
+                    : "a device on API_TRUSTED_NETWORKS used the API without a credential; pair the app (printbridge pair), then remove API_TRUSTED_NETWORKS",
+                metadata: ["api.caller": "\(caller)", "api.peer": "\(peer)"])
         }
     }
 }

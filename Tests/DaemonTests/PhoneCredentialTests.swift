@@ -84,6 +84,17 @@ import TestSupport
         #expect(try await Self.call(port, "GET", "/api/devices/by-printer/x1c_00m09a350100123").status == 401)
         let calls = PrinterActionDaemonTests.serviceCalls(ha)
         #expect(calls.count == 1, "only the phone's pause reached HA: \(calls)")
+        // Upgrading: the old ways in still work, and the log says once a day what to change.
+        for _ in 0..<2 {
+            let shared = try CommandRunner.execute("/usr/bin/curl", [
+                "-sS", "--interface", "127.0.0.3", "-H", "Authorization: Bearer \(DaemonTests.apiToken)",
+                "http://127.0.0.1:\(port)/api/printers",
+            ], directory: "/")
+            #expect(shared.stdout.contains(#""success":true"#), "\(shared.stderr)")
+        }
+        #expect(agent.logged("a phone uses the shared API token (the admin credential); pair it for its own (printbridge pair), which can be revoked alone")
+            .map { $0["api.peer"] as? String } == ["127.0.0.3"])
+        #expect(agent.logged("a device on API_TRUSTED_NETWORKS used the API without a credential; pair the app (printbridge pair), then remove API_TRUSTED_NETWORKS").count == 1)
 
         // Revoked from the machine: refused at its next request, the other phone's untouched.
         let revoke = try CommandRunner.run(["devices", "revoke", device], environment: ["STATE_DIR": agent.stateDirectory])

@@ -9,6 +9,10 @@ extension ControlAPI {
         Route(.get, "/healthz", .public) { api, _ in api.health() },
         Route(.get, "/metrics", .public) { api, _ in api.metricsExposition() },
         Route(.get, "/", .admin, challenge: .basic) { api, _ in api.statusPage() },
+        Route(.post, "/pairing-code", .admin, challenge: .basic) { api, call in try api.pairingPage(call.request) },
+        Route(.post, "/devices/:deviceId/revoke", .admin, challenge: .basic) { api, call in
+            try api.revokeFromPage(call["deviceId"], call.request)
+        },
         Route(.post, "/api/pair", .public) { api, call in try api.pair(call.request) },
         Route(.post, "/api/devices/register", .token) { api, call in try api.register(call.request, caller: call.caller) },
         Route(.post, "/api/devices/activity-token", .token) { api, call in try api.activityToken(call.request) },

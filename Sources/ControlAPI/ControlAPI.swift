@@ -53,6 +53,8 @@ public struct ControlAPI: Sendable {
     /// shared admin token from another machine, or a trusted network without
     /// a credential (for the once-a-day word on what to change).
     let oldWayIn: @Sendable (_ caller: String, _ peer: String) -> Void
+    /// Makes a pairing code with its QR code for the status page (nil: none offered).
+    let pairing: PairingOffer?
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
@@ -62,8 +64,10 @@ public struct ControlAPI: Sendable {
         actionTaken: @escaping @Sendable (ActionReport) -> Void = { _ in }, snapshots: SnapshotServing? = nil,
         ingressProxy: TrustedNetworks = TrustedNetworks(), authThrottle: AuthThrottle = AuthThrottle(),
         authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in },
-        oldWayIn: @escaping @Sendable (_ caller: String, _ peer: String) -> Void = { _, _ in }
+        oldWayIn: @escaping @Sendable (_ caller: String, _ peer: String) -> Void = { _, _ in },
+        pairing: PairingOffer? = nil
     ) {
+        self.pairing = pairing
         self.oldWayIn = oldWayIn
         self.ingressProxy = ingressProxy
         self.authThrottle = authThrottle
@@ -287,9 +291,14 @@ public struct ControlAPI: Sendable {
                 status: 500, body: "PrintBridge: the device store failed; see the agent's log.\n",
                 contentType: "text/plain; charset=utf-8")
         }
-        let page = StatusPage.render(StatusPage.Model(
+        var model = StatusPage.Model(
             overview: metrics?.overview(), printers: printers(), devices: devices, history: history,
-            now: SystemClock().now(), snapshots: snapshots?.latest() ?? [:]))
+            now: SystemClock().now(), snapshots: snapshots?.latest() ?? [:])
+        model.offersPairing = pairing != nil
+        for credential in (try? store.phoneCredentials()) ?? [] where credential.revokedAt == nil {
+            if let device = credential.deviceID { model.liveCredentials[device, default: 0] += 1 }
+        }
+        let page = StatusPage.render(model)
         var response = HTTPResponse(status: 200, body: page, contentType: "text/html; charset=utf-8")
         response.extraHeaders = [("Cache-Control", "no-store")]
         return response

@@ -51,7 +51,7 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     static let reasons: [Int: String] = [
-        200: "OK", 201: "Created", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+        200: "OK", 201: "Created", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
         405: "Method Not Allowed", 410: "Gone", 429: "Too Many Requests", 413: "Payload Too Large", 415: "Unsupported Media Type", 500: "Internal Server Error",
         503: "Service Unavailable",
     ]

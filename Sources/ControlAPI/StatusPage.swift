@@ -16,6 +16,10 @@ public enum StatusPage {
         public var now: EpochTime
         /// The latest picture of each printer, by prefix: its signed link.
         public var snapshots: [String: String]
+        /// Live phone credentials by the device they are bound to.
+        public var liveCredentials: [String: Int] = [:]
+        /// Whether the page may offer a pairing code (the agent can make one).
+        public var offersPairing = false
 
         public init(
             overview: AgentMetrics.Overview?, printers: [PrinterSnapshot], devices: [Device], history: [PrintRecord],
@@ -48,6 +52,10 @@ public enum StatusPage {
         html += connection(model.overview)
         html += printers(model)
         html += phones(model)
+        if model.offersPairing {
+            html += section("Pair a phone", #"<form method="post" action="pairing-code"><button type="submit">Show a pairing code</button></form>"#
+                + #"<p class="quiet">A one-time code for the app to scan, valid for 10 minutes.</p>"#)
+        }
         html += pushes(model)
         html += "</main></body></html>\n"
         return html
@@ -141,6 +149,11 @@ public enum StatusPage {
             if !device.activityTokens.isEmpty {
                 notes.append("Live Activity: " + device.activityTokens.keys.sorted().map(escape).joined(separator: ", "))
             }
+            if model.liveCredentials[device.id, default: 0] > 0 {
+                // A form, not a link: a POST, checked to come from this page (Origin).
+                notes.append(#"own credential <form class="inline" method="post" action="devices/\#(escape(device.id))/revoke">"#
+                    + #"<button type="submit">Revoke</button></form>"#)
+            }
             let follows = device.printerPrefixes.isEmpty
                 ? "all printers" : device.printerPrefixes.sorted().map(escape).joined(separator: ", ")
             body += "<tr><td><code>\(escape(TokenFormat.shortened(device.apnsToken)))</code></td><td>\(follows)</td>"
@@ -172,6 +185,21 @@ public enum StatusPage {
                 + #"<td class="\#(push.outcome)">\#(answer)</td></tr>"#
         }
         return section("Last pushes", body + "</tbody></table>")
+    }
+
+    /// A page of its own in the status page's style (the pairing code).
+    static func standalone(title: String, body: String) -> String {
+        """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>PrintBridge: \(escape(title))</title>
+            <style>\(css)</style>
+            </head><body><main>
+            <h1>PrintBridge</h1>
+            \(section(title, body))</main></body></html>
+
+            """
     }
 
     private static func section(_ title: String, _ body: String) -> String {
@@ -224,7 +252,9 @@ public enum StatusPage {
         .quiet{color:var(--muted)}.ok,.complete,.delivered,.running{color:var(--ok)}.bad,.failed,.rejected,.expired{color:var(--bad)}
         .cancelled,.paused,.abandoned,.superseded{color:var(--warn)}.status{font-weight:600}code{font-size:13px;white-space:nowrap}
         figure.snapshot{margin:6px 0}figure.snapshot img{display:block;max-width:100%;max-height:320px;border-radius:8px}
-        figcaption{color:var(--muted);font-size:12px}
+        figcaption{color:var(--muted);font-size:12px}form.inline{display:inline;margin-left:6px}
+        button{font:inherit;padding:2px 10px;border-radius:6px;border:1px solid var(--muted);background:var(--card);color:var(--fg)}
+        img.qr{image-rendering:pixelated;width:240px;height:240px;background:#fff;padding:8px;border-radius:8px}
         """
 }
 

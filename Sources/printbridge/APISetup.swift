@@ -36,6 +36,7 @@ enum APISetup {
             logger.info("Home Assistant's ingress proxy opens the status page without the API token",
                         metadata: ["api.ingress_proxy": "\(Settings.API.supervisorAddress)"])
         }
+        let certificate = try APITLSSetup.certificate(settings, logger: logger)
         let control = ControlAPI(
             store: store, apiToken: token, apns: apns,
             printers: printers, devicesChanged: devicesChanged, metrics: metrics,
@@ -49,7 +50,8 @@ enum APISetup {
                     "api.retry_after": .stringConvertible(Int(failure.blockedFor)),
                 ])
             },
-            oldWayIn: OldWayIn(logger).note)
+            oldWayIn: OldWayIn(logger).note,
+            pairing: token == nil ? nil : PairCommand.offer(settings, store: store, certificate: certificate))
         // systemd's default soft limit is 1,024 descriptors: take up to
         // 4,096 of the hard limit so the API can hold its 1,024 connections.
         var descriptors = rlimit()
@@ -57,7 +59,6 @@ enum APISetup {
             descriptors.rlim_cur = min(4096, descriptors.rlim_max)
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
         }
-        let certificate = try APITLSSetup.certificate(settings, logger: logger)
         let tls = try certificate.map { try APITLSSetup.policy(settings, certificate: $0, store: store, logger: logger) }
         do {
             let server = try HTTPServer(host: host, port: port, tls: tls) { control.handle($0, reply: $1) }

@@ -1,6 +1,7 @@
 import AgentSettings
 import ArgumentParser
 import ControlAPI
+import DeviceStore
 import Pairing
 import PrintBridgeCore
 
@@ -50,24 +51,13 @@ struct PairCommand: ParsableCommand {
                 "API_TOKEN or API_TOKEN_FILE not set: the API accepts no credential to pair for, so set one first")
         }
         guard (1...60).contains(minutes) else { throw ValidationError("--minutes must be 1 to 60") }
-        let pairingCode = PhoneCredentials.newPairingCode()
         let store = try StateDirectory.openStore(settings)
-        try DevicesCommand.storeCall {
-            try store.addPairingCode(
-                hash: PhoneCredentials.digest(PhoneCredentials.normalised(pairingCode)),
-                expires: SystemClock().now() + Double(minutes * 60))
-        }
         // The agent's own certificate is made here if `run` has not yet.
         let certificate = try APITLSSetup.certificate(settings, logger: nil)
         let server = try url ?? Self.serverURL(settings, secure: certificate != nil)
-        var members = [("url", JSONText.quoted(server)), ("code", JSONText.quoted(pairingCode))]
-        if adminToken { members.append(("token", JSONText.quoted(token))) }
-        if let certificate { members.append(("fingerprint", JSONText.quoted(certificate.fingerprint))) }
-        let payload = JSONText.object(members)
-        let code: QRCode
-        do throws(QRCode.TooLong) { code = try QRCode(text: payload) } catch {
-            throw CommandFailure.config("the URL and token are too long for a QR code: \(error)")
-        }
+        let (pairingCode, code) = try Self.newCode(
+            store: store, url: server, fingerprint: certificate?.fingerprint, adminToken: adminToken ? token : nil,
+            minutes: minutes)
         let png = PNGImage.encode(code)
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0, png.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == png.count else {
@@ -87,6 +77,34 @@ struct PairCommand: ParsableCommand {
         StandardStreams.out("")
         StandardStreams.out(
             "The QR code is also in \(out)" + (adminToken ? " (it holds the admin token: keep it private)." : "."))
+    }
+
+    /// A new one-time pairing code, kept (hashed) in the store for `minutes`,
+    /// and the QR code of {url, code, fingerprint?, token?}.
+    static func newCode(
+        store: DeviceStore, url: String, fingerprint: String?, adminToken: String?, minutes: Int
+    ) throws -> (code: String, qr: QRCode) {
+        let pairingCode = PhoneCredentials.newPairingCode()
+        try DevicesCommand.storeCall {
+            try store.addPairingCode(
+                hash: PhoneCredentials.digest(PhoneCredentials.normalised(pairingCode)),
+                expires: SystemClock().now() + Double(minutes * 60))
+        }
+        var members = [("url", JSONText.quoted(url)), ("code", JSONText.quoted(pairingCode))]
+        if let adminToken { members.append(("token", JSONText.quoted(adminToken))) }
+        if let fingerprint { members.append(("fingerprint", JSONText.quoted(fingerprint))) }
+        do throws(QRCode.TooLong) { return (pairingCode, try QRCode(text: JSONText.object(members))) } catch {
+            throw CommandFailure.config("the URL is too long for a QR code: \(error)")
+        }
+    }
+
+    /// The status page's "Pair a phone": a code from the running agent.
+    static func offer(_ settings: Settings, store: DeviceStore, certificate: APICertificate?) -> PairingOffer {
+        PairingOffer {
+            let url = try serverURL(settings, secure: certificate != nil)
+            let (code, qr) = try newCode(store: store, url: url, fingerprint: certificate?.fingerprint, adminToken: nil, minutes: 10)
+            return PairingOffer.Made(code: code, url: url, fingerprint: certificate?.fingerprint, png: PNGImage.encode(qr), minutes: 10)
+        }
     }
 
     /// http(s)://HOST:PORT from API_LISTEN; a wildcard host becomes this

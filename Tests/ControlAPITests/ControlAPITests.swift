@@ -290,7 +290,7 @@ import Testing
             "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "POST /api/config/apns/init",
             "GET /api/printers", "GET /api/printers/{prefix}/history", "POST /api/printers/{prefix}/actions/{action}",
             "GET /api/notifications", "GET /api/snapshots/{name}", "GET /", "POST /api/pair",
-            "DELETE /api/devices/{deviceId}/credential",
+            "DELETE /api/devices/{deviceId}/credential", "POST /pairing-code", "POST /devices/{deviceId}/revoke",
         ]
         #expect(documented == served)
         // And nothing undocumented answers: other methods on documented paths are 405.

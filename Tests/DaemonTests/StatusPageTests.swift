@@ -214,3 +214,54 @@ import Testing
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no alerts recorded for p1s_nothing"))
     }
 }
+
+extension StatusPageTests {
+    /// Issue 34 on the status page, for a signed-in admin: a pairing code with
+    /// its QR code (a real decoder reads it, the code pairs a phone), and a
+    /// phone's credential revoked with a button; another site's form is refused.
+    @Test func theAdminPairsAndRevokesAPhoneFromThePage() async throws {
+        let (agent, port, ha) = try await agentAfterAPrint()
+        defer { _ = agent.stop(); _ = ha }
+        func post(_ path: String, origin: String? = nil) throws -> (status: Int, headers: String, body: String) {
+            var arguments = ["-s", "-i", "--max-time", "10", "-X", "POST", "-u", "admin:\(DaemonTests.apiToken)"]
+            if let origin { arguments += ["-H", "Origin: \(origin)"] }
+            let result = try CommandRunner.execute("/usr/bin/curl", arguments + ["http://127.0.0.1:\(port)\(path)"], directory: "/")
+            let parts = result.stdout.components(separatedBy: "\r\n\r\n")
+            return (Int(parts[0].split(separator: " ").dropFirst().first ?? "") ?? 0, parts[0].lowercased(),
+                    parts.dropFirst().joined(separator: "\r\n\r\n"))
+        }
+        let page = try curl(port, "/", user: "admin:\(DaemonTests.apiToken)")
+        #expect(page.body.contains(#"<form method="post" action="pairing-code">"#))
+
+        // The pairing page: the QR code as an inline PNG that zbarimg reads, holding the code shown.
+        let pairing = try post("/pairing-code", origin: "http://127.0.0.1:\(port)")
+        #expect(pairing.status == 200, "\(pairing.headers)")
+        let base64 = try #require(pairing.body.components(separatedBy: "data:image/png;base64,").dropFirst().first?
+            .prefix { $0 != "\"" })
+        let directory = DaemonTests.temporaryDirectory("pairing-page")
+        try Data(base64Encoded: String(base64))!.write(to: URL(fileURLWithPath: directory + "/qr.png"))
+        let decoded = try CommandRunner.execute("/usr/bin/zbarimg", ["--raw", "-q", directory + "/qr.png"], directory: directory)
+        let code = try #require((try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: String])?["code"])
+        #expect(pairing.body.contains(code) && !pairing.body.contains(DaemonTests.apiToken), "the code shown, never the admin token")
+        // Another site's page posting with the admin's remembered credentials: refused.
+        #expect(try post("/pairing-code", origin: "https://evil.example").status == 403)
+
+        // The code pairs a phone; the page lists its credential with a Revoke button that works.
+        let paired = try await call(port, "POST", "/api/pair", body: #"{"code":"\#(code)"}"#, authorization: nil)
+        let credential = try #require(paired.json["credential"] as? String, "\(paired.json)")
+        let registered = try await call(port, "POST", "/api/devices/register",
+            body: #"{"apnsToken":"\#(String(repeating: "8d", count: 32))","haUrl":"http://ha:8123"}"#, authorization: "Bearer \(credential)")
+        let device = try #require(registered.json["deviceId"] as? String)
+        #expect(try curl(port, "/", user: "admin:\(DaemonTests.apiToken)").body.contains(#"action="devices/\#(device)/revoke""#))
+        #expect(try post("/devices/\(device)/revoke", origin: "https://evil.example").status == 403)
+        let revoked = try post("/devices/\(device)/revoke", origin: "http://127.0.0.1:\(port)")
+        #expect(revoked.status == 303 && revoked.headers.contains("location: ../../?revoked=1"), "\(revoked.headers)")
+        let refused = try await call(port, "GET", "/api/notifications?device=\(device)", authorization: "Bearer \(credential)")
+        #expect(refused.status == 401)
+        // A phone's credential does not open the page's forms.
+        #expect(try CommandRunner.execute("/usr/bin/curl", [
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(credential)",
+            "http://127.0.0.1:\(port)/pairing-code",
+        ], directory: "/").stdout == "401")
+    }
+}

@@ -115,6 +115,13 @@ import Testing
             $0.hasPrefix("200 image/png ") && $0.contains("/api/hassio_ingress/aBcD1234ingress/api/snapshots/")
         }, "the browser fetched the picture: \(requests)")
 
+        // The page's form through the ingress path: its Origin is HA's, which forwards the host it was asked.
+        let form = try CommandRunner.execute("/usr/bin/curl", [
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Origin: http://127.0.0.1:\(ingress.port)",
+            url + "pairing-code",
+        ], directory: "/")
+        #expect(form.stdout == "200", "the ingress proxy's pairing form: \(form.stdout)")
+
         // A screenshot at phone width, kept as a test artifact.
         let png = Self.artifacts + "/status-page.png"
         try? FileManager.default.removeItem(atPath: png)

@@ -31,6 +31,12 @@ class Ingress(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def do_GET(self):
+        self.forward("GET")
+
+    def do_POST(self):
+        self.forward("POST")
+
+    def forward(self, method):
         if not (self.path == prefix or self.path.startswith(prefix + "/")):
             self.send_error(404)
             return
@@ -39,9 +45,13 @@ class Ingress(http.server.BaseHTTPRequestHandler):
         headers["X-Hass-Source"] = "core.ingress"
         headers["X-Ingress-Path"] = prefix
         headers["X-Forwarded-For"] = f"{self.headers.get('X-Forwarded-For')}, {self.client_address[0]}"
+        # hassio/ingress.py _init_header: X-Forwarded-Host is the host the browser asked
+        headers["X-Forwarded-Host"] = self.headers.get("X-Forwarded-Host") or self.headers.get("Host", "")
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
         upstream = http.client.HTTPConnection("127.0.0.1", args.target_port, timeout=10,
                                               source_address=(args.source, 0))
-        upstream.request("GET", "/" + rest, headers=headers)
+        upstream.request(method, "/" + rest, body=body, headers=headers)
         reply = upstream.getresponse()
         body = reply.read()
         self.send_response(reply.status)

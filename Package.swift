@@ -32,6 +32,8 @@ let package = Package(
         .library(name: "APNsClient", targets: ["APNsClient"]),
         .library(name: "AgentSettings", targets: ["AgentSettings"]),
         .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
+        // For the fuzz package's TLS client (Fuzz/Sources/FuzzHTTP).
+        .library(name: "COpenSSL", targets: ["COpenSSL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -24,7 +24,7 @@ for target in "${targets[@]}"; do
   corpus=".build/fuzz-corpus/$target"
   mkdir -p "$corpus"
   log=".build/fuzz-artifacts/$target.log"
-  if "$binary" "$corpus" "Fuzz/Corpus/$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+  if LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" "$binary" "$corpus" "Fuzz/Corpus/$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
       -rss_limit_mb=2048 -artifact_prefix=".build/fuzz-artifacts/$target-" >"$log" 2>&1; then
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     echo "fuzz: $target: $runs executions in ${seconds} s, no crash"

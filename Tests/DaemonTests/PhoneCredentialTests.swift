@@ -118,11 +118,15 @@ import TestSupport
             body: #"{"apnsToken":"\#(String(repeating: "5a", count: 32))","haUrl":"http://ha:8123"}"#, bearer: credential)
             .json["deviceId"] as? String)
         // A flood from the phone is limited per phone (10, then 429); the admin from the same address is not held up.
+        // (One more is allowed every 6 s: on a busy machine the flood may earn one or two.)
         var statuses: [Int] = []
-        for _ in 0..<11 {
+        let began = Date()
+        while statuses.last != 429, statuses.count < 40 {
             statuses.append(try await Self.call(port, "POST", "/api/printers/x1c_00m09a350100123/actions/stop", bearer: credential).status)
         }
-        #expect(statuses == Array(repeating: 200, count: 10) + [429], "\(statuses)")
+        let earned = Int(Date().timeIntervalSince(began) / 6)
+        #expect(statuses.last == 429 && statuses.dropLast().allSatisfy { $0 == 200 }, "\(statuses)")
+        #expect((10...10 + earned).contains(statuses.count - 1), "\(statuses.count - 1) pressed in \(Date().timeIntervalSince(began)) s")
         #expect(try await Self.call(port, "POST", "/api/printers/x1c_00m09a350100123/actions/stop", bearer: DaemonTests.apiToken).status == 200)
         #expect(try await Self.call(port, "DELETE", "/api/devices/\(device)/credential", bearer: credential).status == 200)
         #expect(try await Self.call(port, "GET", "/api/notifications?device=\(device)", bearer: credential).status == 401)

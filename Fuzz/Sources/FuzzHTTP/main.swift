@@ -1,4 +1,5 @@
 import CLibFuzzer
+import COpenSSL
 @testable import ControlAPI
 import DeviceStore
 import PrintBridgeCore
@@ -56,9 +57,71 @@ public func fuzzHTTP(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         precondition((100..<600).contains(response.status))
         _ = response.serialized()
     }
+    // About one input in 32 (a handshake each: a few ms) also through the TLS
+    // server, chosen by the bytes so a reproducer takes the same path.
+    if bytes.count <= 4096, bytes.reduce(0, { $0 &+ Int($1) }) % 32 == 0 {
+        let status = statusOverTLS(bytes)
+        switch whole {
+        case .incomplete: precondition(status == nil, "an unfinished request was answered \(status ?? 0) over TLS")
+        case .invalid(let response): precondition(status == response.status, "over TLS \(status ?? 0), parsed \(response.status)")
+        case .complete: precondition(status.map { (100..<600).contains($0) } == true, "a request over TLS got no answer")
+        }
+    }
     return 0
 }
 
 var arguments = CommandLine.argc
 var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
 exit(LLVMFuzzerRunDriver(&arguments, &argv) { data, size in fuzzHTTP(data, size) })
+
+/// The same bytes through a real server over TLS (issue 34): the agent's own
+/// kind of certificate, the first byte's sniffing, OpenSSL's records, the
+/// server's read loop, then the same parser and routes; the status it
+/// answers must be the one the parser and routes give above.
+/// (A static, so it is made on first use: top-level code after the
+/// fuzzer's driver call in this file never runs before the inputs do.)
+enum TLSTarget {
+    nonisolated(unsafe) static let shared: (server: HTTPServer, client: OpaquePointer) = {
+        var template = Array("/tmp/printbridge-fuzz-tls-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        try! APICertificate.make(certificate: directory + "/cert.pem", key: directory + "/key.pem", hostNames: [])
+        let certificate = try! APICertificate.load(certificate: directory + "/cert.pem", key: directory + "/key.pem")
+        let policy = HTTPServer.TLSPolicy(context: try! TLSServerContext(certificate), httpsHint: "https://127.0.0.1") { _ in true }
+        let server = try! HTTPServer(host: "127.0.0.1", port: 0, tls: policy) { api.handle($0) }
+        try! server.start()
+        return (server, SSL_CTX_new(TLS_client_method())!)
+    }()
+}
+
+/// The status line's code the TLS server answered `bytes` with (its side
+/// closed after them), or nil when it answered nothing.
+func statusOverTLS(_ bytes: [UInt8]) -> Int? {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    precondition(socket >= 0)
+    defer { close(socket) }
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(TLSTarget.shared.server.port).bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    precondition(connected == 0, "the TLS server is not listening")
+    let ssl = SSL_new(TLSTarget.shared.client)!
+    defer { SSL_free(ssl) }
+    SSL_set_fd(ssl, socket)
+    precondition(SSL_connect(ssl) == 1, "no TLS handshake with the agent's server")
+    if !bytes.isEmpty { _ = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) } }
+    _ = SSL_shutdown(ssl)  // close_notify: the request ends here
+    var answer: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while answer.count < 1 << 20 {
+        let count = SSL_read(ssl, &chunk, Int32(chunk.count))
+        guard count > 0 else { break }
+        answer += chunk.prefix(Int(count))
+    }
+    guard answer.starts(with: Array("HTTP/1.1 ".utf8)), answer.count >= 12 else { return nil }
+    return Int(String(decoding: answer[9..<12], as: UTF8.self))
+}

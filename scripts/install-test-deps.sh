@@ -18,6 +18,8 @@ command -v zbarimg >/dev/null || missing+=(zbar-tools)
 # what a browser asks before it has the token.
 command -v chromium >/dev/null || missing+=(chromium fonts-dejavu-core)
 command -v curl >/dev/null || missing+=(curl)
+# openssl s_client checks the API's TLS settings, and makes a certificate of the user's own (APITLSTests).
+command -v openssl >/dev/null || missing+=(openssl)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   run apt-get update -qq && run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -79,10 +79,10 @@ import TestSupport
                         answer += chunk
                     print(tls.version(), answer.split(b"\\r\\n")[0].decode())
             """
-        let python = try CommandRunner.execute("/usr/bin/python3", ["-c", script, fingerprint], directory: "/")
+        let python = try CommandRunner.execute("/usr/bin/env", ["python3", "-c", script, fingerprint], directory: "/")
         #expect(python.status == 0 && python.stdout.contains("HTTP/1.1 200"), "\(python.stdout) \(python.stderr)")
         #expect(python.stdout.hasPrefix("TLSv1.3"))
-        let mismatch = try CommandRunner.execute("/usr/bin/python3", ["-c", script, "00:" + fingerprint.dropFirst(3)], directory: "/")
+        let mismatch = try CommandRunner.execute("/usr/bin/env", ["python3", "-c", script, "00:" + fingerprint.dropFirst(3)], directory: "/")
         #expect(mismatch.status == 3 && mismatch.stdout.contains("PIN MISMATCH"))
 
         // Plain HTTP: the machine itself (127.0.0.1) yes; the LAN (another address) is told to use https.
@@ -191,7 +191,7 @@ import TestSupport
             print(counts[401], counts[429], len(counts)); print(max(h[1] for h in health)); print(all(h[0] == 200 for h in health))
             print(time.monotonic() - started)
             """
-        let run = try CommandRunner.execute("/usr/bin/python3", ["-c", script], directory: "/")
+        let run = try CommandRunner.execute("/usr/bin/env", ["python3", "-c", script], directory: "/")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(run.status == 0 && lines.count == 4, "\(run.stdout) \(run.stderr)")
         let counts = (lines.first ?? "").split(separator: " ").compactMap { Int($0) }

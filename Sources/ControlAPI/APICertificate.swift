@@ -49,8 +49,7 @@ public struct APICertificate: Sendable {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         X509_digest(x509, EVP_sha256(), &digest, &length)
-        fingerprint = digest.prefix(Int(length)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }
-            .joined(separator: ":")
+        fingerprint = Hex.encode(digest.prefix(Int(length)), uppercase: true, separator: ":")
         var der: UnsafeMutablePointer<UInt8>?
         let count = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x509), &der)
         var pin = [UInt8](repeating: 0, count: 32)

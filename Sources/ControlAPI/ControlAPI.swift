@@ -166,14 +166,12 @@ public struct ControlAPI: Sendable {
     private func noteOldWayIn(_ caller: Caller, _ request: HTTPRequest) {
         guard request.path.hasPrefix("/api/"), let peer = request.peer else { return }
         switch caller {
-        case .tokenHolder where !Self.loopback.contains(peer), .trustedNetwork:
+        case .tokenHolder where !TrustedNetworks.loopback.contains(peer), .trustedNetwork:
             oldWayIn(caller.description, TrustedNetworks.text(peer))
         default:
             break
         }
     }
-
-    private static let loopback = try! TrustedNetworks(parsing: "127.0.0.1/32,::1/128")
 
     /// The source address a request's failures are counted against.
     private func source(_ request: HTTPRequest) -> String {

@@ -19,7 +19,7 @@ public enum PhoneCredentials {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         EVP_Digest(bytes, bytes.count, &digest, &length, EVP_sha256(), nil)
-        return digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return Hex.encode(digest)
     }
 
     static func random(_ count: Int) -> [UInt8] {
@@ -30,7 +30,7 @@ public enum PhoneCredentials {
 
     /// A new credential: its id (for lists and revocation) and its secret.
     public static func newCredential() -> (id: String, secret: String) {
-        let id = random(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let id = Hex.encode(random(8))
         return (id, credentialPrefix + Base64.urlEncode(random(32)))
     }
 

@@ -24,6 +24,10 @@ public struct TrustedNetworks: Hashable, Sendable {
 
     public init() { networks = [] }
 
+    /// The machine itself, exactly: 127.0.0.1 and ::1 (a process on another
+    /// loopback address is treated as the LAN).
+    public static let loopback = try! TrustedNetworks(parsing: "127.0.0.1/32,::1/128")
+
     /// Parses a comma- or space-separated list of CIDRs (a bare address is
     /// that one host).
     public init(parsing text: String) throws(ParseError) {

@@ -1,3 +1,5 @@
+import PrintBridgeCore
+
 extension DeviceStore {
     /// The key that signs the links to the pictures (store_meta
     /// `snapshot_key`, hex): made by `make` the first time and kept, so links
@@ -7,24 +9,12 @@ extension DeviceStore {
         try run { () throws(SQLiteDatabase.Error) in
             var stored: String?
             try database.query("SELECT value FROM store_meta WHERE key = 'snapshot_key'") { row in stored = row.text(0) }
-            if let stored, let key = Self.bytes(hex: stored), key.count >= 16 { return key }
+            if let stored, let key = Hex.decode(stored), key.count >= 16 { return key }
             guard let key = make() else { return nil }
-            let hex = key.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            try database.query("INSERT OR REPLACE INTO store_meta (key, value) VALUES ('snapshot_key', ?)", [.text(hex)])
+            try database.query(
+                "INSERT OR REPLACE INTO store_meta (key, value) VALUES ('snapshot_key', ?)", [.text(Hex.encode(key))])
             return key
         }
-    }
-
-    private static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }
 

@@ -53,7 +53,7 @@ public final class SnapshotFolder: Sendable {
     /// pictures over the folder's bounds go first.
     public func save(_ bytes: [UInt8], kind: SnapshotImage, now: EpochTime) throws(Failure) -> String {
         guard let random = SnapshotSigner.newKey() else { throw Failure(description: "no random bytes for a picture's name") }
-        let name = random.prefix(16).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() + "." + kind.fileExtension
+        let name = Hex.encode(random.prefix(16)) + "." + kind.fileExtension
         let path = directory + "/" + name
         let temporary = directory + "/." + name + ".part"
         try lock.withLock { _ throws(Failure) in

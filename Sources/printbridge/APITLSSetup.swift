@@ -50,14 +50,12 @@ enum APITLSSetup {
         }
         let api = settings.api
         let lan = try api.plainHTTP ?? store.hadPlainHTTPPhones()
-        // The machine itself (its tools, HA on the same host): exactly 127.0.0.1 and ::1.
-        let loopback = try! TrustedNetworks(parsing: "127.0.0.1/32,::1/128")
         let trusted = api.trustedNetworks, ingress = api.ingressProxy
         let lastTold = Mutex<Double?>(nil)
         let hint = (try? PairCommand.serverURL(settings, secure: true)) ?? "https://"
         return HTTPServer.TLSPolicy(context: context, httpsHint: hint) { peer in
             guard let peer else { return false }
-            if loopback.contains(peer) || ingress.contains(peer) { return true }
+            if TrustedNetworks.loopback.contains(peer) || ingress.contains(peer) { return true }
             let allowed = lan || trusted.contains(peer)
             if allowed {
                 let now = MonotonicClock.seconds()

@@ -29,11 +29,18 @@ public struct PrintRecord: Hashable, Sendable {
     public var progress: Double?
     public var currentLayer: Int?
     public var totalLayers: Int?
+    /// Seconds the print was paused (by HA's clock), and printing: from
+    /// start to end less the pauses. Nil for prints recorded before
+    /// PrintBridge counted pauses.
+    public var pausedSeconds: Double?
+    public var printingSeconds: Double? { pausedSeconds.map { max(0, endedAt.seconds - startedAt.seconds - $0) } }
+    /// What the printer reported of the material used; empty: nothing reported.
+    public var materials: [MaterialUse]
 
     public init(
         printID: String, printer: String, printerName: String? = nil, file: String? = nil, startedAt: EpochTime,
         endedAt: EpochTime, outcome: Outcome, reason: String? = nil, progress: Double? = nil,
-        currentLayer: Int? = nil, totalLayers: Int? = nil
+        currentLayer: Int? = nil, totalLayers: Int? = nil, pausedSeconds: Double? = nil, materials: [MaterialUse] = []
     ) {
         self.printID = printID
         self.printer = printer
@@ -46,6 +53,8 @@ public struct PrintRecord: Hashable, Sendable {
         self.progress = progress
         self.currentLayer = currentLayer
         self.totalLayers = totalLayers
+        self.pausedSeconds = pausedSeconds
+        self.materials = materials
     }
 
     /// Whole seconds from start to end (never negative).

@@ -104,6 +104,7 @@ extension PushPlanner {
             state.milestoneReference = 0
             state.pauseToldTo = []
             state.silence = nil
+            startTally(state: &state, snapshot: builder.snapshot)
             builder.alert(.started, status: .running)
             builder.pushToStart()
             immediateUpdate(.running, state: &state, builder: &builder)
@@ -126,6 +127,7 @@ extension PushPlanner {
                 builder.printID = state.printID
                 state.milestonesSent = []
                 state.milestoneReference = 0
+                startTally(state: &state, snapshot: builder.snapshot)
             }
             state.pauseToldTo = builder.alert(.paused, status: .paused)
             // A milestone crossed by the reading that came with the pause:
@@ -146,6 +148,7 @@ extension PushPlanner {
             state.lastLiveActivityPush = nil
             state.liveActivityDue = nil
             record(transition, status: status, state: state, builder: &builder, offline: reason == .reasonOffline)
+            endTally(state: &state)
         case .abandoned:
             builder.liveActivityEnd(status: .idle)
             state.lastLiveActivityPush = nil
@@ -153,6 +156,7 @@ extension PushPlanner {
             state.pauseToldTo = []
             state.silence = nil
             record(transition, status: .idle, state: state, builder: &builder)
+            endTally(state: &state)
         }
     }
 

@@ -82,9 +82,11 @@ public struct PushPlanner: Sendable {
         builder.printID = state.printID
         var liveActivityHandled = false
 
+        if change.field == .status { noteTimes(change.current, state: &state, now: now) }
         if let status = change.current.status, status != state.lastSeenStatus {
             liveActivityHandled = see(status, state: &state, builder: &builder)
         }
+        noteSpool(change.current, state: &state)
         if state.held?.status == .paused, AlertReason.isComplete(forPause: builder.snapshot) {
             // The pause's reason is in: tell it now rather than at the window's end.
             state.held = nil

@@ -100,7 +100,25 @@ public struct PrinterCache: Sendable {
             if let errors = profile.readPrinterErrors(state) { snapshot.printerErrors = errors }
             return
         }
+        if field == .activeSpool {
+            // "none" with no attributes: no spool feeds the printer now; the
+            // print keeps the spools it was seen to use (the planner's memory).
+            snapshot.material.activeSpool = MaterialReadings.activeSpool(state)
+            return
+        }
         guard !EntityValue.carriesNoInformation(raw) else { return }
+        if field == .materialWeight || field == .materialLength {
+            // A 0 is no reading (not read yet, or not printing): the print keeps its last.
+            guard let amount = MaterialReadings.amount(.string(raw)) else { return }
+            if field == .materialWeight {
+                snapshot.material.grams = amount
+                snapshot.material.gramsBySpool = MaterialReadings.bySpool(state.attributes)
+            } else {
+                snapshot.material.meters = amount
+                snapshot.material.metersBySpool = MaterialReadings.bySpool(state.attributes)
+            }
+            return
+        }
         if snapshot.profile.zeroWhenNotPrinting, snapshot.status != .running, EntityValue.number(raw) == 0,
             [.progress, .currentLayer, .totalLayers, .remainingTime].contains(field)
         {
@@ -133,7 +151,7 @@ public struct PrinterCache: Sendable {
         case .subtaskName: snapshot.subtaskName = String(raw.trimmingWhitespace)
         case .gcodeFilename: snapshot.gcodeFilename = String(raw.trimmingWhitespace)
         case .stage: snapshot.stage = String(raw.trimmingWhitespace)
-        case .error, .printerErrors: break
+        case .error, .printerErrors, .materialWeight, .materialLength, .activeSpool: break
         }
     }
 }

@@ -20,4 +20,14 @@ public enum PrinterField: String, CaseIterable, Hashable, Sendable, Codable {
     /// The printer's own list of its current errors (read by its
     /// integration, `PrinterProfile.readPrinterErrors`).
     case printerErrors
+    /// Material the current print uses, by weight (grams): ha-bambulab's
+    /// "Print weight", its attributes the grams per spool.
+    case materialWeight
+    /// Material the current print uses, by length (meters): ha-bambulab's
+    /// "Print length" (per spool in its attributes), Moonraker's
+    /// "Filament Used".
+    case materialLength
+    /// The spool feeding the printer now, with its material's type and
+    /// colour: ha-bambulab's "Active tray".
+    case activeSpool
 }

@@ -29,6 +29,8 @@ public struct PrinterSnapshot: Hashable, Sendable {
     public var errorText: String?
     /// The printer's current errors; nil until HA has said.
     public var printerErrors: [PrinterError]?
+    /// What the printer reports of the material the print uses.
+    public var material = MaterialReadings()
     /// The status entity's friendly_name ("X1C Print status", "X1C Druckstatus").
     public var statusEntityName: String?
     /// The other entities' friendly names, by field: they share the device
@@ -65,6 +67,9 @@ public struct PrinterSnapshot: Hashable, Sendable {
         case .stage: return stage != nil
         case .error: return errorCode != nil
         case .printerErrors: return printerErrors != nil
+        case .materialWeight: return material.grams != nil
+        case .materialLength: return material.meters != nil
+        case .activeSpool: return material.activeSpool != nil
         }
     }
 
@@ -83,6 +88,14 @@ public struct PrinterSnapshot: Hashable, Sendable {
         if stale(.progress) { copy.progress = 0 }
         if stale(.currentLayer) { copy.currentLayer = 0 }
         if stale(.remainingTime) || (finishAt != nil && stale(.finishTime)) { copy.remainingSeconds = nil }
+        if profile.zeroWhenNotPrinting {
+            // Material used grows through a print from its 0, so a reading
+            // from before it began is the last print's (ha-bambulab's, read
+            // from the print's file, stays the same for a print of the same
+            // file and is the current one's).
+            if stale(.materialWeight) { copy.material.grams = nil; copy.material.gramsBySpool = [:] }
+            if stale(.materialLength) { copy.material.meters = nil; copy.material.metersBySpool = [:] }
+        }
         return copy
     }
 

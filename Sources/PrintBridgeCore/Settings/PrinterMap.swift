@@ -23,6 +23,9 @@ public enum PrinterMap {
         ("remaining_time", .remainingTime), ("finish_time", .finishTime),
         ("current_layer", .currentLayer), ("total_layers", .totalLayers),
         ("nozzle_temperature", .nozzleTemp), ("bed_temperature", .bedTemp),
+        // The print's material, for its statistics: grams, meters (an
+        // OctoPrint plugin's or a template sensor's).
+        ("filament_weight", .materialWeight), ("filament_length", .materialLength),
     ]
 
     /// The words a state may map to; `none` means "no information".

@@ -23,6 +23,9 @@ extension PrinterProfile {
                 .totalLayers: ["_total_layer"],
                 .nozzleTemp: ["_extruder_temperature"],
                 .bedTemp: ["_bed_temperature"],
+                // "Filament Used": print_stats.filament_used / 1000 (meters),
+                // 0 when not printing.
+                .materialLength: ["_filament_used"],
             ],
             platforms: ["moonraker"]),
         statuses: [

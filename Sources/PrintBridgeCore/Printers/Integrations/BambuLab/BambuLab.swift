@@ -109,6 +109,13 @@ extension EntitySuffixMap {
             .stage: ["_current_stage"],
             .error: ["_print_error"],
             .printerErrors: ["_hms_errors"],
+            // definitions.py: "Print weight" (g) and "Print length" (m), the
+            // amounts per spool in their attributes (pybambu's
+            // `get_print_weights`), and "Active tray" with the spool's type
+            // and colour.
+            .materialWeight: ["_print_weight"],
+            .materialLength: ["_print_length"],
+            .activeSpool: ["_active_tray"],
         ],
         translationKeys: [
             .status: ["print_status"],
@@ -123,6 +130,9 @@ extension EntitySuffixMap {
             .stage: ["stage", "current_stage"],
             .error: ["print_error"],
             .printerErrors: ["hms_errors"],
+            .materialWeight: ["print_weight"],
+            .materialLength: ["print_length"],
+            .activeSpool: ["active_tray"],
         ],
         // Dual-nozzle printers (H2D) also have a temperature per nozzle;
         // `_nozzle_temperature` is the active one. Targets are not readings.

@@ -13,7 +13,7 @@ extension DeviceStore {
             var records: [PrintRecord] = []
             let columns = """
                 SELECT print_id, printer_prefix, printer_name, file, started_at, ended_at, outcome, reason, progress,
-                       current_layer, total_layers FROM print_history
+                       current_layer, total_layers, paused_seconds, materials FROM print_history
                 """
             let sql = printer == nil
                 ? columns + " ORDER BY ended_at DESC, print_id LIMIT ?"
@@ -27,7 +27,9 @@ extension DeviceStore {
                     printID: printID, printer: prefix, printerName: row.text(2), file: row.text(3),
                     startedAt: EpochTime(seconds: row.real(4)), endedAt: EpochTime(seconds: row.real(5)),
                     outcome: outcome, reason: row.text(7), progress: row.isNull(8) ? nil : row.real(8),
-                    currentLayer: row.isNull(9) ? nil : row.integer(9), totalLayers: row.isNull(10) ? nil : row.integer(10)))
+                    currentLayer: row.isNull(9) ? nil : row.integer(9), totalLayers: row.isNull(10) ? nil : row.integer(10),
+                    pausedSeconds: row.isNull(11) ? nil : row.real(11),
+                    materials: row.text(12).map(MaterialUse.parse) ?? []))
             }
             return records
         }
@@ -39,15 +41,19 @@ extension DeviceStore {
         for record in prints {
             try database.query("""
                 INSERT OR REPLACE INTO print_history (print_id, printer_prefix, printer_name, file, started_at, ended_at,
-                                                      outcome, reason, progress, current_layer, total_layers)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                      outcome, reason, progress, current_layer, total_layers,
+                                                      paused_seconds, materials)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [
                     .text(record.printID), .text(record.printer), .optional(record.printerName), .optional(record.file),
                     .real(record.startedAt.seconds), .real(record.endedAt.seconds), .text(record.outcome.rawValue),
                     .optional(record.reason), record.progress.map(SQLiteDatabase.Value.real) ?? .null,
                     record.currentLayer.map(SQLiteDatabase.Value.integer) ?? .null,
                     record.totalLayers.map(SQLiteDatabase.Value.integer) ?? .null,
+                    record.pausedSeconds.map(SQLiteDatabase.Value.real) ?? .null,
+                    record.materials.isEmpty ? .null : .text(MaterialUse.json(record.materials)),
                 ])
+            try writeStatistics(record)
         }
         for printer in Set(prints.map(\.printer)).sorted() {
             try database.query("""

@@ -11,7 +11,7 @@ extension DeviceStore {
                 SELECT prefix, last_status, print_id, milestones_sent, milestone_reference, last_live_activity_push,
                        live_activity_due, held_status, held_due, held_file, told_errors, cleared_errors, errors_due,
                        bed_cooling_since, failure_announced, pause_told_to, silent_since, offline_due,
-                       offline_told_to FROM printer_state
+                       offline_told_to, paused_seconds, paused_since, spools_seen FROM printer_state
                 """) { row in
                 guard let prefix = row.text(0) else { return }
                 let milestones = Set((row.text(3) ?? "").split(separator: ",").compactMap { Int($0) })
@@ -42,6 +42,9 @@ extension DeviceStore {
                 if let since = time(16) {
                     state.silence = .init(since: since, due: time(17), toldTo: row.text(18).map(Self.ids))
                 }
+                state.pausedSeconds = row.isNull(19) ? 0 : row.real(19)
+                state.pausedSince = time(20)
+                state.spoolsSeen = Self.spools(row.text(21) ?? "")
                 states[prefix] = state
             }
             return states
@@ -57,8 +60,8 @@ extension DeviceStore {
                                            last_live_activity_push, live_activity_due, updated_at,
                                            held_status, held_due, held_file, told_errors, cleared_errors, errors_due,
                                            bed_cooling_since, failure_announced, pause_told_to, silent_since,
-                                           offline_due, offline_told_to)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           offline_due, offline_told_to, paused_seconds, paused_since, spools_seen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (prefix) DO UPDATE SET last_status = excluded.last_status, print_id = excluded.print_id,
                     milestones_sent = excluded.milestones_sent, milestone_reference = excluded.milestone_reference,
                     last_live_activity_push = excluded.last_live_activity_push,
@@ -68,7 +71,8 @@ extension DeviceStore {
                     errors_due = excluded.errors_due, bed_cooling_since = excluded.bed_cooling_since,
                     failure_announced = excluded.failure_announced, pause_told_to = excluded.pause_told_to,
                     silent_since = excluded.silent_since, offline_due = excluded.offline_due,
-                    offline_told_to = excluded.offline_told_to
+                    offline_told_to = excluded.offline_told_to, paused_seconds = excluded.paused_seconds,
+                    paused_since = excluded.paused_since, spools_seen = excluded.spools_seen
                 """, [
                     .text(prefix), .optional(state.lastStatus?.rawValue), .optional(state.printID),
                     .text(state.milestonesSent.sorted().map(String.init).joined(separator: ",")),
@@ -87,6 +91,8 @@ extension DeviceStore {
                     state.silence.map { .real($0.since.seconds) } ?? .null,
                     state.silence?.due.map { .real($0.seconds) } ?? .null,
                     .optional(state.silence?.toldTo.map(Self.text)),
+                    .real(state.pausedSeconds), state.pausedSince.map { .real($0.seconds) } ?? .null,
+                    .text(Self.text(state.spoolsSeen)),
                 ])
         }
     }
@@ -95,6 +101,23 @@ extension DeviceStore {
     private static func text(_ ids: Set<String>) -> String { ids.sorted().joined(separator: ",") }
 
     private static func ids(_ text: String) -> Set<String> { Set(text.split(separator: ",").map(String.init)) }
+
+    /// The spools seen feeding a print as one column: each "name<US>type<US>colour",
+    /// separated by RS (control characters no integration writes in a name).
+    private static func text(_ spools: [String: Material]) -> String {
+        spools.sorted { $0.key < $1.key }.map { "\($0.key)\u{1F}\($0.value.type ?? "")\u{1F}\($0.value.color ?? "")" }
+            .joined(separator: "\u{1E}")
+    }
+
+    private static func spools(_ text: String) -> [String: Material] {
+        var spools: [String: Material] = [:]
+        for entry in text.split(separator: "\u{1E}") {
+            let parts = entry.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3 else { continue }
+            spools[parts[0]] = Material(type: parts[1].isEmpty ? nil : parts[1], color: parts[2].isEmpty ? nil : parts[2])
+        }
+        return spools
+    }
 
     /// When PrintBridge began watching printers with this store: a print
     /// whose status became running after it, but that the store has no

@@ -181,5 +181,91 @@ enum StoreSchema {
             expires_at REAL NOT NULL
         );
         """,
+        // 13: statistics. Each print that ended, kept (unlike the history's
+        // last 500) as a compact row: printers, reasons and materials named
+        // once in `stats_names` (kind 0 printer prefix, 1 reason, 2
+        // material "type<US>colour"), times in whole seconds, the outcome a
+        // number (0 complete, 1 failed, 2 cancelled, 3 abandoned), ordered by
+        // when it ended (a year's query reads one range). The material each
+        // used, where reported. Daily roll-ups (UTC days) keep the figures
+        // of prints the retention setting takes out. The history and the
+        // printer memory learn pauses and materials; the prints already in
+        // the history are counted (their pauses unknown).
+        """
+        ALTER TABLE print_history ADD COLUMN paused_seconds REAL;
+        ALTER TABLE print_history ADD COLUMN materials TEXT;
+        ALTER TABLE printer_state ADD COLUMN paused_seconds REAL NOT NULL DEFAULT 0;
+        ALTER TABLE printer_state ADD COLUMN paused_since REAL;
+        ALTER TABLE printer_state ADD COLUMN spools_seen TEXT NOT NULL DEFAULT '';
+        CREATE TABLE stats_names (
+            id INTEGER PRIMARY KEY,
+            kind INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            UNIQUE (kind, name)
+        );
+        CREATE TABLE print_stats (
+            ended_at INTEGER NOT NULL,
+            printer INTEGER NOT NULL,
+            started_at INTEGER NOT NULL,
+            outcome INTEGER NOT NULL,
+            paused INTEGER,
+            layers INTEGER,
+            reason INTEGER,
+            PRIMARY KEY (ended_at, printer, started_at)
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX print_stats_by_print ON print_stats (printer, started_at);
+        CREATE TABLE print_material (
+            ended_at INTEGER NOT NULL,
+            printer INTEGER NOT NULL,
+            started_at INTEGER NOT NULL,
+            slot INTEGER NOT NULL,
+            material INTEGER NOT NULL,
+            grams REAL,
+            meters REAL,
+            PRIMARY KEY (ended_at, printer, started_at, slot)
+        ) WITHOUT ROWID;
+        CREATE TABLE print_days (
+            day INTEGER NOT NULL,
+            printer INTEGER NOT NULL,
+            outcome INTEGER NOT NULL,
+            prints INTEGER NOT NULL,
+            seconds INTEGER NOT NULL,
+            paused INTEGER NOT NULL,
+            PRIMARY KEY (day, printer, outcome)
+        ) WITHOUT ROWID;
+        CREATE TABLE print_day_reasons (
+            day INTEGER NOT NULL,
+            printer INTEGER NOT NULL,
+            reason INTEGER NOT NULL,
+            prints INTEGER NOT NULL,
+            PRIMARY KEY (day, printer, reason)
+        ) WITHOUT ROWID;
+        CREATE TABLE print_day_material (
+            day INTEGER NOT NULL,
+            printer INTEGER NOT NULL,
+            material INTEGER NOT NULL,
+            grams REAL,
+            meters REAL,
+            prints INTEGER NOT NULL,
+            PRIMARY KEY (day, printer, material)
+        ) WITHOUT ROWID;
+        CREATE TABLE print_day_longest (
+            day INTEGER NOT NULL,
+            printer INTEGER NOT NULL,
+            started_at INTEGER NOT NULL,
+            ended_at INTEGER NOT NULL,
+            outcome INTEGER NOT NULL,
+            PRIMARY KEY (day, printer)
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO stats_names (kind, name) SELECT DISTINCT 0, printer_prefix FROM print_history;
+        INSERT OR IGNORE INTO stats_names (kind, name)
+            SELECT DISTINCT 1, reason FROM print_history WHERE reason IS NOT NULL;
+        INSERT OR IGNORE INTO print_stats (ended_at, printer, started_at, outcome, paused, layers, reason)
+            SELECT CAST(h.ended_at AS INTEGER), p.id, CAST(h.started_at AS INTEGER),
+                   CASE h.outcome WHEN 'complete' THEN 0 WHEN 'failed' THEN 1 WHEN 'cancelled' THEN 2 ELSE 3 END,
+                   NULL, h.total_layers, r.id
+            FROM print_history h JOIN stats_names p ON p.kind = 0 AND p.name = h.printer_prefix
+            LEFT JOIN stats_names r ON r.kind = 1 AND r.name = h.reason;
+        """,
     ]
 }

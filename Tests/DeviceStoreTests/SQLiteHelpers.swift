@@ -27,3 +27,20 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return "no answer" }
     return String(cString: text)
 }
+
+/// Undoes schema 13 (statistics), to make a store of an earlier schema.
+let undoSchema13 = """
+    ALTER TABLE print_history DROP COLUMN paused_seconds;
+    ALTER TABLE print_history DROP COLUMN materials;
+    ALTER TABLE printer_state DROP COLUMN paused_seconds;
+    ALTER TABLE printer_state DROP COLUMN paused_since;
+    ALTER TABLE printer_state DROP COLUMN spools_seen;
+    DROP TABLE stats_names;
+    DROP TABLE print_stats;
+    DROP TABLE print_material;
+    DROP TABLE print_days;
+    DROP TABLE print_day_reasons;
+    DROP TABLE print_day_material;
+    DROP TABLE print_day_longest;
+
+    """

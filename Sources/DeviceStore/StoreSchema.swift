@@ -185,10 +185,12 @@ enum StoreSchema {
         // last 500) as a compact row: printers, reasons and materials named
         // once in `stats_names` (kind 0 printer prefix, 1 reason, 2
         // material "type<US>colour"), times in whole seconds, the outcome a
-        // number (0 complete, 1 failed, 2 cancelled, 3 abandoned), ordered by
-        // when it ended (a year's query reads one range). The material each
-        // used, where reported. Daily roll-ups (UTC days) keep the figures
-        // of prints the retention setting takes out. The history and the
+        // number (0 complete, 1 failed, 2 cancelled, 3 abandoned), its material
+        // totals, ordered by when it ended (a year's query reads one range).
+        // The material each used, where reported. Daily roll-ups (UTC days,
+        // per printer: outcomes, failures by reason, material, the longest
+        // print), made as prints are written, answer whole days at once and
+        // keep the figures of prints the retention takes out. The history and the
         // printer memory learn pauses and materials; the prints already in
         // the history are counted (their pauses unknown).
         """
@@ -211,6 +213,8 @@ enum StoreSchema {
             paused INTEGER,
             layers INTEGER,
             reason INTEGER,
+            grams REAL,
+            meters REAL,
             PRIMARY KEY (ended_at, printer, started_at)
         ) WITHOUT ROWID;
         CREATE UNIQUE INDEX print_stats_by_print ON print_stats (printer, started_at);
@@ -266,6 +270,18 @@ enum StoreSchema {
                    NULL, h.total_layers, r.id
             FROM print_history h JOIN stats_names p ON p.kind = 0 AND p.name = h.printer_prefix
             LEFT JOIN stats_names r ON r.kind = 1 AND r.name = h.reason;
+        INSERT INTO print_days (day, printer, outcome, prints, seconds, paused)
+            SELECT ended_at / 86400, printer, outcome, count(*), sum(ended_at - started_at), 0
+            FROM print_stats GROUP BY 1, 2, 3;
+        INSERT INTO print_day_reasons (day, printer, reason, prints)
+            SELECT ended_at / 86400, printer, reason, count(*) FROM print_stats
+            WHERE outcome = 1 AND reason IS NOT NULL GROUP BY 1, 2, 3;
+        INSERT INTO print_day_longest (day, printer, started_at, ended_at, outcome)
+            SELECT day, printer, started_at, ended_at, outcome FROM (
+                SELECT ended_at / 86400 AS day, printer, started_at, ended_at, outcome,
+                       row_number() OVER (PARTITION BY ended_at / 86400, printer
+                                          ORDER BY ended_at - started_at DESC) AS rank
+                FROM print_stats) WHERE rank = 1;
         """,
     ]
 }

@@ -138,6 +138,30 @@ import Testing
         #expect(after.failures.map(\.count) == [2])
         #expect(after.longest?.printID == "x1c-1774731600")
         #expect(after.longest?.seconds == 9000)
+
+        // A print whose end is older than the cutoff, written late, joins its day's roll-up.
+        let late = Self.print(
+            "x1c", 1_774_764_000, 1_774_774_800, .failed, reason: Self.error, paused: 60,
+            materials: [MaterialUse(type: "PLA", color: "#FFFFFFFF", grams: 5, meters: 1)])
+        try store.commit(prints: [late])
+        let withLate = try statistics(store, from: 1_774_656_000, to: 1_775_001_600, clock: .utc, bucket: .day)
+        #expect(withLate.series.map(\.tally.prints) == [1, 2, 1, 1])
+        #expect(withLate.totals.pausedSeconds == before.totals.pausedSeconds + 60)
+        #expect(withLate.failures.map(\.count) == [3])
+        #expect(withLate.materials.first == .init(type: "PLA", color: "#FFFFFFFF", grams: 60, meters: 17.5, prints: 3))
+        #expect(withLate.longest?.seconds == 10_800, "the late print is the longest now")
+    }
+
+    /// PRINT_HISTORY_DAYS: the retention is counted back from the store's clock.
+    @Test func theRetentionCountsBackFromNow() throws {
+        let (_, store) = try store()
+        // The store's clock reads 2026-11-20: 250 days keep everything since mid-March.
+        #expect(try store.rollUp(keeping: 250 * 86_400) == 0)
+        #expect(try store.printHistory().count == 4)
+        #expect(try store.rollUp(keeping: 200 * 86_400) == 4)
+        #expect(try store.printHistory().isEmpty)
+        let stats = try statistics(store, from: 1_774_656_000, to: 1_775_001_600, clock: .utc, bucket: .day)
+        #expect(stats.totals.prints == 4 && stats.series.map(\.tally.prints) == [1, 1, 1, 1])
     }
 
     /// The print's pauses and spools so far are the printer's memory: a

@@ -86,7 +86,20 @@ extension DeviceStore {
                 ])
         }
         try rollUpDay(ended / 86_400, printer: printer)
+        try rollUpHour(ended / 3600)
         if let previousEnd, previousEnd / 86_400 != ended / 86_400 { try rollUpDay(previousEnd / 86_400, printer: printer) }
+        if let previousEnd, previousEnd / 3600 != ended / 3600 { try rollUpHour(previousEnd / 3600) }
+    }
+
+    /// Every printer's UTC hour in `print_hours`, made again from its rows.
+    private func rollUpHour(_ hour: Int) throws(SQLiteDatabase.Error) {
+        try database.query("DELETE FROM print_hours WHERE hour = ?", [.integer(hour)])
+        try database.query("""
+            INSERT INTO print_hours (hour, outcome, prints, seconds, paused, grams, meters)
+            SELECT ?, outcome, count(*), sum(ended_at - started_at), sum(coalesce(paused, 0)), coalesce(sum(grams), 0),
+                   coalesce(sum(meters), 0)
+            FROM print_stats WHERE ended_at >= ? AND ended_at < ? GROUP BY outcome
+            """, [.integer(hour), .integer(hour * 3600), .integer(hour * 3600 + 3600)])
     }
 
     /// One printer's UTC day in the roll-ups, made again from its rows
@@ -127,6 +140,14 @@ extension DeviceStore {
         materials: [(id: Int, use: MaterialUse)]
     ) throws(SQLiteDatabase.Error) {
         let day = ended / 86_400
+        try database.query("""
+            INSERT INTO print_hours (hour, outcome, prints, seconds, paused, grams, meters) VALUES (?, ?, 1, ?, ?, ?, ?)
+            ON CONFLICT (hour, outcome) DO UPDATE SET prints = prints + 1, seconds = seconds + excluded.seconds,
+                paused = paused + excluded.paused, grams = grams + excluded.grams, meters = meters + excluded.meters
+            """, [
+                .integer(ended / 3600), .integer(outcome), .integer(ended - started), .integer(Int((paused ?? 0).rounded())),
+                .real(materials.compactMap(\.use.grams).reduce(0, +)), .real(materials.compactMap(\.use.meters).reduce(0, +)),
+            ])
         try database.query("""
             INSERT INTO print_days (day, printer, outcome, prints, seconds, paused) VALUES (?, ?, ?, 1, ?, ?)
             ON CONFLICT (day, printer, outcome) DO UPDATE SET prints = prints + 1, seconds = seconds + excluded.seconds,
@@ -192,7 +213,15 @@ extension DeviceStore {
             }
             let start = max(from, cutoff)
             guard start < to else { return counts }
-            try countSeries(into: &counts, printer: printerID, from: start, to: to, clock: clock)
+            // Every printer's, in a zone of whole-hour offsets: the hours' roll-ups, the partial hours at the ends from the rows.
+            let firstHour = (start + 3599) / 3600, endHour = to / 3600
+            if printerID == nil, firstHour < endHour, clock.periods.allSatisfy({ $0.offset % 3600 == 0 }) {
+                try countHours(into: &counts, firstHour: firstHour, endHour: endHour, clock: clock)
+                try countSeries(into: &counts, printer: nil, from: start, to: firstHour * 3600, clock: clock)
+                try countSeries(into: &counts, printer: nil, from: endHour * 3600, to: to, clock: clock)
+            } else {
+                try countSeries(into: &counts, printer: printerID, from: start, to: to, clock: clock)
+            }
             // Whole UTC days inside from their roll-ups; the partial days at the ends from the rows.
             let firstWhole = Int((start + 86_399) / 86_400), endWhole = Int(to / 86_400)
             if firstWhole < endWhole {
@@ -211,10 +240,42 @@ extension DeviceStore {
         }
     }
 
+    /// The series and totals of every printer from the hours' roll-ups
+    /// (each hour wholly in one local day: the zone's offsets are whole hours).
+    private func countHours(
+        into target: inout Statistics.Counts, firstHour: Int64, endHour: Int64, clock: LocalClock
+    ) throws(SQLiteDatabase.Error) {
+        let changes = clock.periods.filter { $0.start > firstHour * 3600 && $0.start < endHour * 3600 }
+        var offset = Int64(clock.offset(at: firstHour * 3600))
+        var next = 0
+        let firstDay = Int((firstHour * 3600 + offset) / 86_400) - 1
+        var days: [Statistics.Tally] = []
+        try database.query(
+            "SELECT hour, outcome, prints, seconds, paused, grams, meters FROM print_hours WHERE hour >= ? AND hour < ?",
+            [.integer(Int(firstHour)), .integer(Int(endHour))]
+        ) { row in
+            let start = Int64(row.integer(0)) * 3600
+            while next < changes.count, changes[next].start <= start {
+                offset = Int64(changes[next].offset)
+                next += 1
+            }
+            let index = Int((start + offset) / 86_400) - firstDay
+            if index >= days.count { days += Array(repeating: Statistics.Tally(), count: index - days.count + 1) }
+            guard index >= 0, let outcome = Self.outcomes.element(at: row.integer(1)) else { return }
+            days[index].add(outcome, count: row.integer(2))
+            days[index].seconds += Double(row.integer(3))
+            days[index].pausedSeconds += Double(row.integer(4))
+            days[index].grams += row.real(5)
+            days[index].meters += row.real(6)
+        }
+        target.add(days, firstDay: firstDay)
+    }
+
     /// The series and totals: each print's row, in end order, into its local day.
     private func countSeries(
         into target: inout Statistics.Counts, printer: Int?, from: Int64, to: Int64, clock: LocalClock
     ) throws(SQLiteDatabase.Error) {
+        guard from < to else { return }
         // The zone's changes in the range, walked alongside the rows (which come in end order).
         let changes = clock.periods.filter { $0.start > from && $0.start < to }
         var offset = Int64(clock.offset(at: from))
@@ -241,12 +302,7 @@ extension DeviceStore {
             days[index].grams += row.real(4)
             days[index].meters += row.real(5)
         }
-        for (index, tally) in days.enumerated() where tally.prints > 0 {
-            let day = CivilDay(number: firstDay + index)
-            var merged = target.days[day] ?? Statistics.Tally()
-            merged.add(tally)
-            target.days[day] = merged
-        }
+        target.add(days, firstDay: firstDay)
     }
 
     /// Rolled-up days' series: their prints, seconds and pauses per outcome,
@@ -281,37 +337,52 @@ extension DeviceStore {
         }
     }
 
-    /// Whole UTC days' material, failures and longest print, from their roll-ups.
+    /// Whole UTC days' material, failures and longest print, from their
+    /// roll-ups, read as they lie and summed here (grouping in SQL sorts).
     private func countDayTables(
         into target: inout Statistics.Counts, printer: Int?, firstDay: Int, endDay: Int
     ) throws(SQLiteDatabase.Error) {
-        var counts = target
-        defer { target = counts }
-        let range = "d.day >= ? AND d.day < ?" + (printer == nil ? "" : " AND d.printer = ?")
+        let range = "day >= ? AND day < ?" + (printer == nil ? "" : " AND printer = ?")
         let bindings: [SQLiteDatabase.Value] = [.integer(firstDay), .integer(endDay)] + (printer.map { [.integer($0)] } ?? [])
-        var materials: [Statistics.MaterialTotal] = []
-        try database.query("""
-            SELECT n.name, sum(d.grams), sum(d.meters), sum(d.prints) FROM print_day_material d
-            JOIN stats_names n ON n.id = d.material WHERE \(range) GROUP BY d.material
-            """, bindings) { row in
-            materials.append(Self.materialTotal(row))
+        var materials: [Int: (grams: Double?, meters: Double?, prints: Int)] = [:]
+        try database.query("SELECT material, grams, meters, prints FROM print_day_material WHERE \(range)", bindings) { row in
+            var total = materials[row.integer(0)] ?? (nil, nil, 0)
+            if !row.isNull(1) { total.grams = (total.grams ?? 0) + row.real(1) }
+            if !row.isNull(2) { total.meters = (total.meters ?? 0) + row.real(2) }
+            total.prints += row.integer(3)
+            materials[row.integer(0)] = total
         }
-        counts.materials.merge(materials)
-        var failures: [String: Int] = [:]
-        try database.query("""
-            SELECT n.name, sum(d.prints) FROM print_day_reasons d JOIN stats_names n ON n.id = d.reason
-            WHERE \(range) GROUP BY d.reason
-            """, bindings) { row in
-            if let reason = row.text(0) { failures[reason, default: 0] += row.integer(1) }
+        var reasons: [Int: Int] = [:]
+        try database.query("SELECT reason, prints FROM print_day_reasons WHERE \(range)", bindings) { row in
+            reasons[row.integer(0), default: 0] += row.integer(1)
         }
-        counts.failures.merge(failures)
-        try database.query("""
-            SELECT max(d.ended_at - d.started_at), n.name, d.started_at, d.ended_at, d.outcome FROM print_day_longest d
-            JOIN stats_names n ON n.id = d.printer WHERE \(range)
-            """, bindings) { row in
-            guard !row.isNull(0), let prefix = row.text(1) else { return }
-            counts.offerLongest(prefix: prefix, started: row.integer(2), ended: row.integer(3), outcome: row.integer(4))
+        var longest: (seconds: Int, printer: Int, started: Int, ended: Int, outcome: Int)?
+        try database.query(
+            "SELECT max(ended_at - started_at), printer, started_at, ended_at, outcome FROM print_day_longest WHERE \(range)",
+            bindings
+        ) { row in
+            if !row.isNull(0) { longest = (row.integer(0), row.integer(1), row.integer(2), row.integer(3), row.integer(4)) }
         }
+        let names = try names(of: Set(materials.keys).union(reasons.keys).union(longest.map { [$0.printer] } ?? []))
+        target.materials.merge(materials.compactMap { id, total in
+            names[id].map { name in
+                let named = Self.material(named: name)
+                return .init(type: named.type, color: named.color, grams: total.grams, meters: total.meters, prints: total.prints)
+            }
+        })
+        target.failures.merge(Dictionary(reasons.compactMap { id, count in names[id].map { ($0, count) } }, uniquingKeysWith: +))
+        if let longest, let prefix = names[longest.printer] {
+            target.offerLongest(prefix: prefix, started: longest.started, ended: longest.ended, outcome: longest.outcome)
+        }
+    }
+
+    /// The names of these `stats_names` ids.
+    private func names(of ids: Set<Int>) throws(SQLiteDatabase.Error) -> [Int: String] {
+        var names: [Int: String] = [:]
+        for id in ids {
+            try database.query("SELECT name FROM stats_names WHERE id = ?", [.integer(id)]) { names[id] = $0.text(0) }
+        }
+        return names
     }
 
     /// Material, failures and longest print of the prints that ended in
@@ -419,6 +490,16 @@ extension DeviceStore {
 }
 
 extension Statistics.Counts {
+    /// Days' tallies, the first of them `firstDay`.
+    mutating func add(_ tallies: [Statistics.Tally], firstDay: Int) {
+        for (index, tally) in tallies.enumerated() where tally.prints > 0 {
+            let day = CivilDay(number: firstDay + index)
+            var merged = days[day] ?? Statistics.Tally()
+            merged.add(tally)
+            days[day] = merged
+        }
+    }
+
     /// A print offered as the longest: kept when longer than the one kept.
     mutating func offerLongest(prefix: String, started: Int, ended: Int, outcome: Int) {
         guard let outcome = DeviceStore.outcomes.element(at: outcome) else { return }

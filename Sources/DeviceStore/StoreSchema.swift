@@ -189,8 +189,10 @@ enum StoreSchema {
         // totals, ordered by when it ended (a year's query reads one range).
         // The material each used, where reported. Daily roll-ups (UTC days,
         // per printer: outcomes, failures by reason, material, the longest
-        // print), made as prints are written, answer whole days at once and
-        // keep the figures of prints the retention takes out. The history and the
+        // print), and every printer's per UTC hour (the series of a zone
+        // whose offset is whole hours), made as prints are written, answer
+        // whole days and hours at once and keep the figures of prints the
+        // retention takes out. The history and the
         // printer memory learn pauses and materials; the prints already in
         // the history are counted (their pauses unknown).
         """
@@ -261,6 +263,16 @@ enum StoreSchema {
             outcome INTEGER NOT NULL,
             PRIMARY KEY (day, printer)
         ) WITHOUT ROWID;
+        CREATE TABLE print_hours (
+            hour INTEGER NOT NULL,
+            outcome INTEGER NOT NULL,
+            prints INTEGER NOT NULL,
+            seconds INTEGER NOT NULL,
+            paused INTEGER NOT NULL,
+            grams REAL NOT NULL,
+            meters REAL NOT NULL,
+            PRIMARY KEY (hour, outcome)
+        ) WITHOUT ROWID;
         INSERT OR IGNORE INTO stats_names (kind, name) SELECT DISTINCT 0, printer_prefix FROM print_history;
         INSERT OR IGNORE INTO stats_names (kind, name)
             SELECT DISTINCT 1, reason FROM print_history WHERE reason IS NOT NULL;
@@ -276,6 +288,8 @@ enum StoreSchema {
         INSERT INTO print_day_reasons (day, printer, reason, prints)
             SELECT ended_at / 86400, printer, reason, count(*) FROM print_stats
             WHERE outcome = 1 AND reason IS NOT NULL GROUP BY 1, 2, 3;
+        INSERT INTO print_hours (hour, outcome, prints, seconds, paused, grams, meters)
+            SELECT ended_at / 3600, outcome, count(*), sum(ended_at - started_at), 0, 0, 0 FROM print_stats GROUP BY 1, 2;
         INSERT INTO print_day_longest (day, printer, started_at, ended_at, outcome)
             SELECT day, printer, started_at, ended_at, outcome FROM (
                 SELECT ended_at / 86400 AS day, printer, started_at, ended_at, outcome,

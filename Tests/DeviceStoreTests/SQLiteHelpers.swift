@@ -42,5 +42,6 @@ let undoSchema13 = """
     DROP TABLE print_day_reasons;
     DROP TABLE print_day_material;
     DROP TABLE print_day_longest;
+    DROP TABLE print_hours;
 
     """

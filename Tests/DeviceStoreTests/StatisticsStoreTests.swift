@@ -122,6 +122,30 @@ import Testing
         #expect(none.series.count == 4, "empty days are shown")
     }
 
+    /// Every printer's series comes from the hours' roll-ups (whole-hour
+    /// zones), one printer's from its rows: over ranges that cut hours and
+    /// days anywhere, both add up the same, in Berlin and in Kolkata (+5:30,
+    /// where no hour lies in one local day and the rows are read).
+    @Test func theHoursRollUpsAgreeWithThePrintsRows() throws {
+        let (_, store) = try store()
+        let kolkata = LocalClock(zone: "Asia/Kolkata", periods: [.init(start: 0, offset: 19_800)])
+        for clock in [Self.berlin, kolkata, .utc] {
+            for (from, to) in [(1_774_652_400, 1_774_994_400), (1_774_740_000, 1_774_996_201), (1_774_740_601, 1_774_785_600)] {
+                let all = try statistics(store, from: Int64(from), to: Int64(to), clock: clock, bucket: .day)
+                let x1c = try statistics(store, printer: "x1c", from: Int64(from), to: Int64(to), clock: clock, bucket: .day)
+                let p1s = try statistics(store, printer: "p1s", from: Int64(from), to: Int64(to), clock: clock, bucket: .day)
+                var sum = x1c.totals
+                sum.add(p1s.totals)
+                #expect(all.totals == sum, "\(clock.zone) \(from)-\(to)")
+                #expect(all.series.map(\.tally.prints) == zip(x1c.series, p1s.series).map { $0.tally.prints + $1.tally.prints },
+                        "\(clock.zone) \(from)-\(to)")
+            }
+        }
+        // 29 Mar 00:30 CET is a's end: a range starting a second later leaves it out.
+        let later = try statistics(store, from: 1_774_740_601, to: 1_774_785_601, clock: Self.berlin, bucket: .day)
+        #expect(later.totals.prints == 1 && later.totals.failed == 1)
+    }
+
     /// The retention takes the oldest prints out of the history; their
     /// figures stay, in daily roll-ups.
     @Test func rolledUpPrintsKeepTheirFigures() throws {

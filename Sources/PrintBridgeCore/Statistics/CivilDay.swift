@@ -1,7 +1,7 @@
 /// A calendar day (proleptic Gregorian) as a count of days since
 /// 1970-01-01, the arithmetic the statistics' days, weeks and months need
-/// without a calendar library (Howard Hinnant's `days_from_civil` and
-/// `civil_from_days`, exact for every date in range).
+/// without a calendar library (ISO8601's day arithmetic, Howard Hinnant's
+/// `days_from_civil` and `civil_from_days`).
 public struct CivilDay: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Days since 1970-01-01 (negative before).
     public var number: Int
@@ -9,12 +9,7 @@ public struct CivilDay: Hashable, Comparable, Sendable, CustomStringConvertible 
     public init(number: Int) { self.number = number }
 
     public init(year: Int, month: Int, day: Int) {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        number = era * 146_097 + dayOfEra - 719_468
+        number = ISO8601.daysFromCivil(year: year, month: month, day: day)
     }
 
     /// The day a local time falls on: `seconds` since the epoch, already
@@ -24,15 +19,8 @@ public struct CivilDay: Hashable, Comparable, Sendable, CustomStringConvertible 
     }
 
     public var parts: (year: Int, month: Int, day: Int) {
-        let z = number + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let (year, month, day) = ISO8601.civilFromDays(number)
+        return (year, month, day)
     }
 
     /// 1 Monday … 7 Sunday (ISO 8601); 1970-01-01 was a Thursday.

@@ -28,6 +28,7 @@ let package = Package(
         // For Fuzz/ (libFuzzer targets, a package of their own).
         .library(name: "ControlAPI", targets: ["ControlAPI"]),
         .library(name: "DeviceStore", targets: ["DeviceStore"]),
+        .library(name: "TimeZones", targets: ["TimeZones"]),
         // For Benchmarks/ (a package of its own): the APNs client, the settings and the C libraries.
         .library(name: "APNsClient", targets: ["APNsClient"]),
         .library(name: "AgentSettings", targets: ["AgentSettings"]),
@@ -71,6 +72,13 @@ let package = Package(
         .systemLibrary(name: "CGlibcExtras"),
         .systemLibrary(name: "CSwiftRuntimeHooks"),
 
+        // UTC offsets of IANA zones for the statistics' local days: ZoneRules
+        // over the system's tzdata, read by a TZif parser of our own (RFC 8536,
+        // with the files' POSIX footer rules for the years after their
+        // transitions). No C and no ICU (FoundationEssentials' TimeZone is nil
+        // without it); why not libcctz: the top of Sources/TimeZones/ZoneRules.swift.
+        .target(name: "TimeZones"),
+
         // Starting the agent's own threads, named and checked.
         .target(
             name: "NamedThreads",
@@ -108,7 +116,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "PrintBridgeCore", "DeviceStore", "NamedThreads", "COpenSSL",
+                "PrintBridgeCore", "DeviceStore", "NamedThreads", "COpenSSL", "TimeZones",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 
@@ -177,7 +185,7 @@ let package = Package(
             name: "DaemonTests",
             dependencies: ["TestSupport", "APNsClient"],
             exclude: ["MockHA", "RealHA", "RealPrinters", "Fixtures"]),
-        .executableTarget(name: "StoreWriter", dependencies: ["DeviceStore"], path: "Tests/StoreWriter"),
+        .executableTarget(name: "StoreWriter", dependencies: ["DeviceStore", "PrintBridgeCore"], path: "Tests/StoreWriter"),
         .executableTarget(name: "LinkFootprint", dependencies: ["HomeAssistantLink", "PrintBridgeCore"], path: "Tests/LinkFootprint"),
         .testTarget(
             name: "DeviceStoreTests",
@@ -207,5 +215,6 @@ let package = Package(
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries", "NamedThreads"]),
+        .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZones"]),
     ]
 )

@@ -24,5 +24,7 @@ let package = Package(
         .executableTarget(name: "FuzzSettings", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
         // ISO 8601 timestamps: parse, format, parse again.
         .executableTarget(name: "FuzzISO8601", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
+        // Time zone files (TZif) and their footers' POSIX TZ rules: refused, or offsets within ±26 h that agree with the changes.
+        .executableTarget(name: "FuzzTZif", dependencies: ["CLibFuzzer", .product(name: "TimeZones", package: "PrintBridge")]),
     ]
 )

@@ -37,6 +37,9 @@ public enum APIJSON {
             ("progress", record.progress.map { JSONText.encode(.number(($0 * 100).rounded() / 100)) } ?? "null"),
             ("currentLayer", record.currentLayer.map(String.init) ?? "null"),
             ("totalLayers", record.totalLayers.map(String.init) ?? "null"),
+            ("pausedSeconds", record.pausedSeconds.map { String(Int($0.rounded())) } ?? "null"),
+            ("printingSeconds", record.printingSeconds.map { String(Int($0.rounded())) } ?? "null"),
+            ("materials", MaterialUse.json(record.materials)),
         ])
     }
 

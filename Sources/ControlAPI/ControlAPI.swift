@@ -293,6 +293,7 @@ public struct ControlAPI: Sendable {
             overview: metrics?.overview(), printers: printers(), devices: devices, history: history,
             now: SystemClock().now(), snapshots: snapshots?.latest() ?? [:])
         model.offersPairing = pairing != nil
+        model.statistics = statusPageStatistics(now: model.now)
         for credential in (try? store.phoneCredentials()) ?? [] where credential.revokedAt == nil {
             if let device = credential.deviceID { model.liveCredentials[device, default: 0] += 1 }
         }

@@ -20,6 +20,8 @@ public enum StatusPage {
         public var liveCredentials: [String: Int] = [:]
         /// Whether the page may offer a pairing code (the agent can make one).
         public var offersPairing = false
+        /// Each printer's statistics over the last `statisticsDays` days, by prefix.
+        public var statistics: [String: Statistics] = [:]
 
         public init(
             overview: AgentMetrics.Overview?, printers: [PrinterSnapshot], devices: [Device], history: [PrintRecord],
@@ -44,7 +46,7 @@ public enum StatusPage {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta http-equiv="refresh" content="10">
             <title>PrintBridge</title>
-            <style>\(css)</style>
+            <style>\(css)\(statisticsCSS)</style>
             </head><body><main>
             <h1>PrintBridge</h1>
 
@@ -81,6 +83,9 @@ public enum StatusPage {
     private static func printers(_ model: Model) -> String {
         var prefixes = model.printers.map(\.prefix)
         for record in model.history where !prefixes.contains(record.printer) { prefixes.append(record.printer) }
+        for prefix in model.statistics.keys.sorted() where !prefixes.contains(prefix) && model.statistics[prefix]!.totals.prints > 0 {
+            prefixes.append(prefix)
+        }
         guard !prefixes.isEmpty else {
             return section("Printers", #"<p class="quiet">No printer seen yet: PrintBridge shows a printer once Home Assistant reports its status.</p>"#)
         }
@@ -109,6 +114,7 @@ public enum StatusPage {
                 body += #"<figure class="snapshot"><img src="\#(source)" alt="Latest picture of \#(escape(name))">"#
                     + "<figcaption>latest picture, with the last alert</figcaption></figure>"
             }
+            if let stats = model.statistics[prefix], stats.totals.prints > 0 { body += statistics(stats, name: name) }
             if prints.isEmpty {
                 body += #"<p class="quiet">No print recorded yet.</p>"#
             } else {

@@ -13,6 +13,6 @@ struct PrintBridgeCommand: AsyncParsableCommand {
             78 configuration error (settings, devices file, state directory, key file).
             """,
         version: "printbridge \(version)\n\(SystemLibraries.summary)",
-        subcommands: [RunCommand.self, ReplayCommand.self, RecordCommand.self, SendTestCommand.self, DevicesCommand.self, HistoryCommand.self, NotificationsCommand.self, CheckConfigCommand.self, PairCommand.self, CertificateCommand.self, HealthCommand.self]
+        subcommands: [RunCommand.self, ReplayCommand.self, RecordCommand.self, SendTestCommand.self, DevicesCommand.self, HistoryCommand.self, StatsCommand.self, NotificationsCommand.self, CheckConfigCommand.self, PairCommand.self, CertificateCommand.self, HealthCommand.self]
     )
 }

@@ -49,3 +49,40 @@ import Testing
         #expect(!html.contains(String(repeating: "ab", count: 32)), "never a whole token")
     }
 }
+
+/// The status page's statistics: each printer's last 30 days as an SVG
+/// chart drawn by the agent, its totals and failures by reason.
+@Suite struct StatusPageStatisticsTests {
+    @Test func aPrintersLast30DaysAsBarsTotalsAndFailures() throws {
+        // 30 days in UTC from 28 Oct; two prints on 20 Nov, one cancel on 24 Nov.
+        let from: Int64 = 1_793_145_600, to: Int64 = from + 30 * 86_400
+        var counts = Statistics.Counts()
+        var busy = Statistics.Tally()
+        busy.add(.complete, count: 1)
+        busy.add(.failed, count: 1)
+        busy.seconds = 4 * 3600
+        busy.pausedSeconds = 1800
+        busy.grams = 61.5
+        counts.days[CivilDay(year: 2026, month: 11, day: 20)] = busy
+        var cancel = Statistics.Tally()
+        cancel.add(.cancelled, count: 1)
+        cancel.seconds = 600
+        counts.days[CivilDay(year: 2026, month: 11, day: 24)] = cancel
+        counts.failures = [("print error 0300-8003 <b>", 1)]
+        let stats = Statistics(counts: counts, printer: "x1c", from: from, to: to, clock: .utc, bucket: .day)
+        var model = StatusPage.Model(overview: nil, printers: [], devices: [], history: [], now: EpochTime(seconds: Double(to)))
+        model.statistics = ["x1c": stats]
+        let html = StatusPage.render(model)
+        #expect(html.contains("<h3>x1c <small>x1c</small></h3>"), "a printer known from its statistics alone")
+        #expect(html.contains(#"<svg class="chart" viewBox="0 0 300 80" role="img""#))
+        #expect(html.components(separatedBy: "<g><title>").count - 1 == 30, "one bar a day")
+        #expect(html.contains("<title>2026-11-20: 2 prints (1 completed, 1 failed, 0 cancelled)</title>"))
+        #expect(html.contains("<title>2026-10-28: 0 prints</title>"))
+        // The busiest day fills the plot (54 units): half completed, half failed.
+        #expect(html.contains(#"<rect class="complete" x="#) && html.contains(#"height="27"/><rect class="failed""#))
+        #expect(html.contains("3 prints · 33 % completed · 3.7 h printing · 62 g"))
+        #expect(html.contains("Failures: print error 0300-8003 &lt;b&gt; (1)"), "escaped")
+        #expect(html.contains(">28 Oct<") && html.contains(">26 Nov<"))
+        #expect(!html.contains("<script"))
+    }
+}

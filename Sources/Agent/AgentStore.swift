@@ -20,14 +20,18 @@ public final class AgentStore: Sendable {
     /// Seconds the alerts sent are kept for the phones' history
     /// (NOTIFICATION_HISTORY_DAYS); 0: none is recorded.
     public let notificationRetention: Double
+    /// Seconds each ended print is kept one by one (PRINT_HISTORY_DAYS);
+    /// older ones are rolled up into daily statistics. 0: all are kept.
+    public let printRetention: Double
 
     /// Throws when its thread cannot be started.
     public init(
-        _ store: DeviceStore, logger: Logger, notificationRetention: Double = 30 * 86400
+        _ store: DeviceStore, logger: Logger, notificationRetention: Double = 30 * 86400, printRetention: Double = 0
     ) throws(NamedThread.StartError) {
         self.store = store
         self.logger = logger
         self.notificationRetention = max(0, notificationRetention)
+        self.printRetention = max(0, printRetention)
         try queue.start(named: "pb-store")
     }
 
@@ -56,8 +60,9 @@ public final class AgentStore: Sendable {
     /// What the agent starts from, after the notifications past their
     /// retention are forgotten.
     public func start() async throws -> Start {
-        try await read { [notificationRetention] store in
+        try await read { [notificationRetention, printRetention, logger] store in
             try store.pruneNotifications(keeping: notificationRetention)
+            Self.rollUp(store, keeping: printRetention, logger: logger)
             return Start(
                 devices: try store.devicesAndActivities(), printers: try store.notificationStates(),
                 watchingSince: try store.watchingSince(), outbox: try store.outbox(), dataVersion: try store.dataVersion())
@@ -84,12 +89,30 @@ public final class AgentStore: Sendable {
         guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
             || !outcomes.isEmpty
         else { return }
-        write("could not write to the device store") { [notificationRetention] store in
+        write("could not write to the device store") { [notificationRetention, printRetention, logger] store in
             let notifications = notificationRetention > 0 ? enqueue.compactMap { SentNotification(sent: $0.push) } : []
             try store.commit(
                 states: states, prints: prints, endedActivities: endedActivities, enqueue: enqueue, settled: settled,
                 notifications: notifications, outcomes: notificationRetention > 0 ? outcomes : [],
                 keepNotifications: notificationRetention)
+            // A print ended: the day's roll-up, if the day moved on (the store does it once a UTC day).
+            if !prints.isEmpty { Self.rollUp(store, keeping: printRetention, logger: logger) }
+        }
+    }
+
+    /// Rolls the prints older than the retention into daily statistics; a
+    /// failure is logged (the prints stay, the next attempt tries again).
+    static func rollUp(_ store: DeviceStore, keeping retention: Double, logger: Logger) {
+        guard retention > 0 else { return }
+        do {
+            let count = try store.rollUp(keeping: retention)
+            if count > 0 {
+                logger.info("prints rolled up into daily statistics", metadata: [
+                    "prints": "\(count)", "retention.days": "\(Int(retention / 86400))",
+                ])
+            }
+        } catch {
+            logger.error("could not roll up old prints", metadata: ["store.path": "\(store.path)", "error": "\(error)"])
         }
     }
 

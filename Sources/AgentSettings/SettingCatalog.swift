@@ -53,6 +53,8 @@ public enum SettingCatalog {
               "true: print the pushes instead of sending them (as --dry-run), e.g. before the APNs key exists"),
         .init("NOTIFICATION_HISTORY_DAYS", .delivery,
               "days the alerts sent to each phone are kept for the app's history (30; 0: keep none)"),
+        .init("PRINT_HISTORY_DAYS", .delivery,
+              "days each ended print is kept one by one; older ones are rolled up into daily statistics (0: keep all)"),
         .init("SNAPSHOTS", .delivery, "a picture of the print in complete, failed, paused and printer-error alerts (true)"),
         .init("SNAPSHOT_TIMEOUT", .delivery, "seconds an alert waits for its picture at most (3; at most 10)"),
         .init("SNAPSHOT_LINK_HOURS", .delivery, "hours a picture and its signed link live (24)"),

@@ -19,6 +19,14 @@ extension Settings {
         /// The longest NOTIFICATION_HISTORY_DAYS: ten years.
         public static let notificationHistoryDaysLimit = 3650
 
+        /// PRINT_HISTORY_DAYS: days each ended print is kept in the history
+        /// and the statistics one by one; older prints are rolled up into
+        /// daily figures, which the statistics keep. 0 (the default): keep
+        /// every print.
+        public let printHistoryDays: Int
+        /// PRINT_HISTORY_DAYS in seconds; 0: keep every print.
+        public var printRetention: Double { Double(printHistoryDays) * 86400 }
+
         /// SNAPSHOTS: a picture of the print in complete, failed, paused and
         /// printer-error alerts, when the printer has a camera (true).
         public let snapshots: Bool
@@ -46,6 +54,16 @@ extension Settings {
                 }
             }
             notificationHistoryDays = days
+            var printDays = 0
+            if let text = reader.text("PRINT_HISTORY_DAYS") {
+                if let value = Int(text.trimmingWhitespace), (0...36_500).contains(value) {
+                    printDays = value
+                } else {
+                    reader.problem(.delivery, "PRINT_HISTORY_DAYS", "PRINT_HISTORY_DAYS must be a whole number of days "
+                        + "from 1 to 36500, or 0 to keep every print")
+                }
+            }
+            printHistoryDays = printDays
             snapshots = reader.flag("SNAPSHOTS", .delivery) ?? true
             var timeout = reader.positiveNumber("SNAPSHOT_TIMEOUT", .delivery) ?? 3
             if timeout > 10 {

@@ -88,7 +88,8 @@ struct RunCommand: AsyncParsableCommand {
         let agentStore: AgentStore
         do {
             agentStore = try AgentStore(
-                deviceStore, logger: logger, notificationRetention: settings.delivery.notificationRetention)
+                deviceStore, logger: logger, notificationRetention: settings.delivery.notificationRetention,
+                printRetention: settings.delivery.printRetention)
         } catch {
             throw CommandFailure.system("\(error)")
         }

@@ -84,6 +84,22 @@ import Testing
             == "API_LISTEN: localhost is not an IP address to listen on (for localhost write 127.0.0.1:3000)")
     }
 
+    /// How long each print is kept one by one before its day is rolled up:
+    /// for good unless said, whole days only.
+    @Test func printsAreKeptForGoodUnlessADayCountIsGiven() throws {
+        #expect(try Self.settings().delivery.printHistoryDays == 0)
+        #expect(try Self.settings().delivery.printRetention == 0)
+        let file = try Self.settings(file: "print_history_days: 365\n")
+        #expect(file.delivery.printHistoryDays == 365 && file.delivery.printRetention == 365 * 86400)
+        for bad in ["-1", "1.5", "a year", "36501"] {
+            let settings = try Self.settings(environment: ["PRINT_HISTORY_DAYS": bad])
+            #expect(settings.problems(in: [.delivery]).map(\.message) == [
+                "PRINT_HISTORY_DAYS must be a whole number of days from 1 to 36500, or 0 to keep every print",
+            ], "\(bad)")
+            #expect(settings.delivery.printHistoryDays == 0)
+        }
+    }
+
     /// How long the phones' notification history is kept: 30 days unless
     /// said, 0 for none, whole days only.
     @Test func theNotificationHistoryIsKeptForWholeDays() throws {

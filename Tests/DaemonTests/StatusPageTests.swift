@@ -95,6 +95,13 @@ import Testing
             script: script, arguments: ["--target-port", String(port), "--source", "127.0.0.2", "--log", fetched])
         let url = "http://127.0.0.1:\(ingress.port)/api/hassio_ingress/aBcD1234ingress/"
 
+        // A second printer's prints of the last days (the recording's print
+        // is on its own day, which the last 30 days hold only for a month).
+        let printbridge = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
+        let writer = URL(fileURLWithPath: printbridge).deletingLastPathComponent().appendingPathComponent("StoreWriter").path
+        let seeded = try CommandRunner.execute(writer, [agent.stateDirectory, "--prints", "p1s_01p09c470200456"], directory: "/")
+        #expect(seeded.status == 0, "StoreWriter: \(seeded.stderr)")
+
         let dom = try browse(url)
         try FileManager.default.createDirectory(atPath: Self.artifacts, withIntermediateDirectories: true)
         try dom.write(toFile: Self.artifacts + "/status-page.html", atomically: true, encoding: .utf8)
@@ -103,6 +110,14 @@ import Testing
         #expect(dom.contains("X1C") && dom.contains(Self.x1c), "the printer by name and prefix")
         #expect(dom.contains(#"<span class="status complete">complete</span>"#), "its status now")
         #expect(dom.contains("Ended") && dom.contains(#"<td class="complete">complete"#), "its last print")
+        // Each printer's last 30 days, drawn by the agent as SVG: the seeded printer's bars and figures.
+        #expect(dom.contains("<h3>p1s_01p09c470200456"), "a printer known from its statistics")
+        #expect(dom.contains(#"<svg class="chart""#) && dom.contains("Prints per day over the last 30 days for p1s_01p09c470200456: 3 in all"))
+        #expect(dom.contains("2 prints (1 completed, 1 failed, 0 cancelled)"), "the day with two prints")
+        #expect(dom.contains("1 print (0 completed, 0 failed, 1 cancelled)"), "the day with the cancel")
+        #expect(dom.contains("3 prints · 33 % completed · 4.5 h printing · 42 g"), "the totals")
+        #expect(dom.contains("Failures: print error 0300-8003 (1)"))
+        #expect(!dom.contains("<script"), "no script on the page")
         #expect(dom.contains("ababab…abab"), "the devices-file phone, shortened")
         #expect(!dom.contains(String(repeating: "ab", count: 32)), "never a whole device token")
         #expect(dom.contains("off: milestones"), "the API phone's switch that is off")
@@ -164,6 +179,14 @@ import Testing
         #expect(print["endedAt"] as? String == "2026-11-26T06:30:59.893Z")
         #expect(print["printer"] as? String == Self.x1c)
         #expect(try await call(port, "GET", "/api/printers/no_such_printer/history").status == 404)
+        // The same print in the statistics (ten years back, so the recording's day stays inside).
+        let stats = try await call(port, "GET", "/api/statistics?printer=\(Self.x1c)&days=3660&tz=Europe/Berlin")
+        #expect(stats.status == 200, "\(stats.text)")
+        let totals = try #require(stats.json["totals"] as? [String: Any])
+        #expect(totals["prints"] as? Int == 1 && totals["completed"] as? Int == 1 && totals["successRate"] as? Double == 1)
+        #expect(totals["hoursPrinting"] as? Double == 0.07, "250 s, no pause")
+        #expect((stats.json["longestPrint"] as? [String: Any])?["file"] as? String == "benchy_v2")
+        #expect(stats.json["bucket"] as? String == "month")
         #expect(try await call(port, "POST", "/api/printers/\(Self.x1c)/history").status == 405)
         #expect(agent.stop() == 0)
         _ = ha
@@ -175,6 +198,18 @@ import Testing
         #expect(line?["printId"] as? String == print["printId"] as? String)
         let text = try CommandRunner.run(["history", Self.x1c], environment: ["STATE_DIR": agent.stateDirectory])
         #expect(text.status == 0 && text.stdout.contains("complete") && text.stdout.contains("benchy_v2  complete  4 min  100 %"))
+        let statsJSON = try CommandRunner.run(
+            ["stats", "--printer", Self.x1c, "--since", "3660d", "--tz", "UTC", "--json"],
+            environment: ["STATE_DIR": agent.stateDirectory])
+        #expect(statsJSON.status == 0, "\(statsJSON.stderr)")
+        let fromStore = try JSONSerialization.jsonObject(with: Data(statsJSON.stdout.utf8)) as? [String: Any]
+        #expect((fromStore?["totals"] as? [String: Any])?["prints"] as? Int == 1)
+        let table = try CommandRunner.run(["stats", "--since", "3660d"], environment: ["STATE_DIR": agent.stateDirectory, "TZ": "Europe/Berlin"])
+        #expect(table.status == 0 && table.stdout.contains("(Europe/Berlin), by month"), "\(table.stdout)")
+        #expect(table.stdout.contains("Prints          1   completed 1 · failed 0 · cancelled 0 · abandoned 0"), "\(table.stdout)")
+        #expect(table.stdout.contains("Longest print   \(Self.x1c)  benchy_v2  4 min  (complete, 2026-11-26)"), "\(table.stdout)")
+        let badZone = try CommandRunner.run(["stats", "--tz", "Nowhere/Else"], environment: ["STATE_DIR": agent.stateDirectory])
+        #expect(badZone.status == 64 && badZone.stderr.contains("--tz: is not a time zone"), "\(badZone.stderr)")
         let none = try CommandRunner.run(["history", "p1s_nothing"], environment: ["STATE_DIR": agent.stateDirectory])
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("no prints recorded for p1s_nothing"))
     }

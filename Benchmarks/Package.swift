@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// The benchmarks' own programs, outside the product's package graph: built
-/// and run by scripts/bench/ (apns_benchmark.py, daemon_benchmark.py), never
+/// and run by scripts/bench/ (apns_benchmark.py, daemon_benchmark.py,
+/// statistics_benchmark.py), never
 /// installed. The release link flags are the product's (../Package.swift),
 /// so both are built the way `printbridge` is: without them the APNs
 /// driver's peak RSS carried ~1 MB of relocations and exported-symbol
@@ -29,5 +30,12 @@ let package = Package(
         .executableTarget(
             name: "FootprintFloor", dependencies: [.product(name: "SystemLibraries", package: "PrintBridge")],
             linkerSettings: releaseLinking),
+        // The statistics' scale benchmark: ten years of a busy farm in the
+        // device store, the API's queries on it timed and explained
+        // (scripts/bench/statistics_benchmark.py). CSQLite comes with the
+        // DeviceStore product (its plain connection: plans, the floor).
+        .executableTarget(name: "StatisticsBenchmark", dependencies: [
+            .product(name: "DeviceStore", package: "PrintBridge"), .product(name: "PrintBridgeCore", package: "PrintBridge"),
+        ], linkerSettings: releaseLinking),
     ]
 )

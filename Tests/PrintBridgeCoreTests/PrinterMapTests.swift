@@ -77,3 +77,35 @@ extension PrinterMapTests {
             == "p.yaml:2: printers: printer \"a\" needs a status entity (or only a camera)")
     }
 }
+
+extension PrinterMapTests {
+    /// HA's OctoPrint integration reports no filament: a printer's entry
+    /// names the sensors that do (an OctoPrint plugin's, a template's), and
+    /// the print's record carries them.
+    @Test func filamentSensorsNamedForAMappedPrinterReachItsRecord() throws {
+        let printers = try parse("""
+            printers:
+              ender3:
+                profile: octoprint
+                status: sensor.ender_state
+                progress: sensor.ender_progress
+                filament_weight: sensor.ender_filament_g
+                filament_length: sensor.ender_filament_m
+            """)
+        #expect(printers[0].entities[.materialWeight] == "sensor.ender_filament_g")
+        #expect(printers[0].entities[.materialLength] == "sensor.ender_filament_m")
+        var h = PipelineHarness(devices: [device()])
+        h.reader = HAFrameReader(matcher: EntityMatcher(mapped: printers))
+        h.set("ender", "_state", "Operational")
+        h.set("ender", "_progress", "0")
+        h.set("ender", "_state", "Printing", after: 1)
+        h.wait(h.pipeline.planner.configuration.startSettle)
+        h.set("ender", "_filament_g", "12.5", after: 600)
+        h.set("ender", "_filament_m", "4.2", after: 1)
+        h.set("ender", "_progress", "100", after: 600)
+        h.set("ender", "_state", "Operational", after: 30)
+        h.wait(h.pipeline.planner.configuration.flickerWindow + 1)
+        #expect(h.prints.map(\.outcome) == [.complete])
+        #expect(h.prints.first?.materials == [MaterialUse(grams: 12.5, meters: 4.2)])
+    }
+}

@@ -213,9 +213,9 @@ extension DeviceStore {
             }
             let start = max(from, cutoff)
             guard start < to else { return counts }
-            // Every printer's, in a zone of whole-hour offsets: the hours' roll-ups, the partial hours at the ends from the rows.
+            // Every printer's: the hours' roll-ups, the partial hours at the ends from the rows.
             let firstHour = (start + 3599) / 3600, endHour = to / 3600
-            if printerID == nil, firstHour < endHour, clock.periods.allSatisfy({ $0.offset % 3600 == 0 }) {
+            if printerID == nil, firstHour < endHour {
                 try countHours(into: &counts, firstHour: firstHour, endHour: endHour, clock: clock)
                 try countSeries(into: &counts, printer: nil, from: start, to: firstHour * 3600, clock: clock)
                 try countSeries(into: &counts, printer: nil, from: endHour * 3600, to: to, clock: clock)
@@ -240,8 +240,10 @@ extension DeviceStore {
         }
     }
 
-    /// The series and totals of every printer from the hours' roll-ups
-    /// (each hour wholly in one local day: the zone's offsets are whole hours).
+    /// The series and totals of every printer from the hours' roll-ups: an
+    /// hour wholly in one local day counts there; one that a local midnight
+    /// splits (a zone whose offset is not whole hours: India's, Nepal's)
+    /// is read from its rows.
     private func countHours(
         into target: inout Statistics.Counts, firstHour: Int64, endHour: Int64, clock: LocalClock
     ) throws(SQLiteDatabase.Error) {
@@ -250,6 +252,7 @@ extension DeviceStore {
         var next = 0
         let firstDay = Int((firstHour * 3600 + offset) / 86_400) - 1
         var days: [Statistics.Tally] = []
+        var split: [Int64] = []
         try database.query(
             "SELECT hour, outcome, prints, seconds, paused, grams, meters FROM print_hours WHERE hour >= ? AND hour < ?",
             [.integer(Int(firstHour)), .integer(Int(endHour))]
@@ -258,6 +261,12 @@ extension DeviceStore {
             while next < changes.count, changes[next].start <= start {
                 offset = Int64(changes[next].offset)
                 next += 1
+            }
+            let last = start + 3599
+            let lastOffset = next < changes.count && changes[next].start <= last ? Int64(changes[next].offset) : offset
+            guard (start + offset) / 86_400 == (last + lastOffset) / 86_400 else {
+                if split.last != start / 3600 { split.append(start / 3600) }
+                return
             }
             let index = Int((start + offset) / 86_400) - firstDay
             if index >= days.count { days += Array(repeating: Statistics.Tally(), count: index - days.count + 1) }
@@ -269,6 +278,9 @@ extension DeviceStore {
             days[index].meters += row.real(6)
         }
         target.add(days, firstDay: firstDay)
+        for hour in split {
+            try countSeries(into: &target, printer: nil, from: hour * 3600, to: hour * 3600 + 3600, clock: clock)
+        }
     }
 
     /// The series and totals: each print's row, in end order, into its local day.

@@ -128,6 +128,8 @@ import Testing
     /// where no hour lies in one local day and the rows are read).
     @Test func theHoursRollUpsAgreeWithThePrintsRows() throws {
         let (_, store) = try store()
+        // Ends 29 Mar 18:40Z: 00:10 on the 30th in Kolkata, in the hour its midnight (18:30Z) splits.
+        try store.commit(prints: [Self.print("x1c", 1_774_806_000, 1_774_809_600, .complete, paused: 0)])
         let kolkata = LocalClock(zone: "Asia/Kolkata", periods: [.init(start: 0, offset: 19_800)])
         for clock in [Self.berlin, kolkata, .utc] {
             for (from, to) in [(1_774_652_400, 1_774_994_400), (1_774_740_000, 1_774_996_201), (1_774_740_601, 1_774_785_600)] {
@@ -141,6 +143,9 @@ import Testing
                         "\(clock.zone) \(from)-\(to)")
             }
         }
+        let india = try statistics(store, from: 1_774_722_600, to: 1_774_895_400, clock: kolkata, bucket: .day)
+        #expect(india.series.map(\.start.description) == ["2026-03-29", "2026-03-30"])
+        #expect(india.series.map(\.tally.prints) == [2, 2], "a and b on the 29th; the 18:40Z print and c on the 30th")
         // 29 Mar 00:30 CET is a's end: a range starting a second later leaves it out.
         let later = try statistics(store, from: 1_774_740_601, to: 1_774_785_601, clock: Self.berlin, bucket: .day)
         #expect(later.totals.prints == 1 && later.totals.failed == 1)

@@ -47,12 +47,17 @@ public struct StatisticsRequest: Sendable {
                     LocalClock.Period(start: $0.start, offset: $0.offset)
                 })
         }
+        if days != nil, from != nil {
+            problems["days", default: []].append("and `from` both say where the range begins: give one")
+        }
         let nowSeconds = Int64(now.seconds.rounded(.down))
         let around = clock(nowSeconds - 40 * 366 * 86_400, nowSeconds + 366 * 86_400)
         func time(_ name: String, _ text: String?, endOfDay: Bool) -> Int64? {
             guard let text else { return nil }
             if let day = CivilDay.parse(text) {
-                return around.utcStart(of: endOfDay ? CivilDay(number: day.number + 1) : day)
+                let named = endOfDay ? CivilDay(number: day.number + 1) : day
+                let local = Int64(named.number) * 86_400
+                return clock(local - 86_400, local + 86_400).utcStart(of: named)
             }
             if let time = ISO8601.parse(text) { return Int64(time.seconds.rounded(.down)) }
             problems[name, default: []].append("must be a day (2026-11-01) or an ISO 8601 time")
@@ -98,7 +103,9 @@ public struct StatisticsRequest: Sendable {
     /// link into the zoneinfo tree, else /etc/timezone; nil: UTC.
     public static func machineZone() -> String? {
         if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
-            return tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            // A POSIX rule ("CET-1CEST,M3.5.0,M10.5.0/3") or a path is no zone name: the files decide.
+            if ZoneRules(identifier: name) != nil { return name }
         }
         var buffer = [CChar](repeating: 0, count: 512)
         let length = readlink("/etc/localtime", &buffer, buffer.count - 1)
@@ -106,15 +113,16 @@ public struct StatisticsRequest: Sendable {
             let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let parts = target.split(separator: "/", omittingEmptySubsequences: true)
             if let index = parts.lastIndex(of: "zoneinfo"), index + 1 < parts.count {
-                return parts[(index + 1)...].joined(separator: "/")
+                let name = parts[(index + 1)...].joined(separator: "/")
+                if ZoneRules(identifier: name) != nil { return name }
             }
         }
         if let file = fopen("/etc/timezone", "r") {
             defer { fclose(file) }
             var line = [CChar](repeating: 0, count: 256)
             if fgets(&line, Int32(line.count), file) != nil {
-                let name = String(cString: line).trimmingWhitespace
-                if !name.isEmpty { return String(name) }
+                let name = String(String(cString: line).trimmingWhitespace)
+                if ZoneRules(identifier: name) != nil { return name }
             }
         }
         return nil

@@ -42,7 +42,7 @@ extension DeviceStore {
                 if let since = time(16) {
                     state.silence = .init(since: since, due: time(17), toldTo: row.text(18).map(Self.ids))
                 }
-                state.pausedSeconds = row.isNull(19) ? 0 : row.real(19)
+                state.pausedSeconds = row.isNull(19) ? nil : row.real(19)
                 state.pausedSince = time(20)
                 state.spoolsSeen = Self.spools(row.text(21) ?? "")
                 states[prefix] = state
@@ -91,7 +91,8 @@ extension DeviceStore {
                     state.silence.map { .real($0.since.seconds) } ?? .null,
                     state.silence?.due.map { .real($0.seconds) } ?? .null,
                     .optional(state.silence?.toldTo.map(Self.text)),
-                    .real(state.pausedSeconds), state.pausedSince.map { .real($0.seconds) } ?? .null,
+                    state.pausedSeconds.map(SQLiteDatabase.Value.real) ?? .null,
+                    state.pausedSince.map { .real($0.seconds) } ?? .null,
                     .text(Self.text(state.spoolsSeen)),
                 ])
         }

@@ -196,6 +196,9 @@ extension DeviceStore {
         try run { () throws(SQLiteDatabase.Error) in
             var counts = Statistics.Counts()
             guard to > from else { return counts }
+            // One snapshot of the store for every statement (the agent may write meanwhile).
+            try database.query("BEGIN")
+            defer { try? database.query("COMMIT") }
             var printerID: Int?
             if let printer {
                 try database.query("SELECT id FROM stats_names WHERE kind = 0 AND name = ?", [.text(printer)]) {
@@ -206,8 +209,10 @@ extension DeviceStore {
             let cutoff = try rolledUpBefore()
             let rolledEnd = min(to, cutoff)
             if from < rolledEnd {
-                // Rolled-up days: whole UTC days, counted by their date.
-                let firstDay = Int((from + 86_399) / 86_400), endDay = Int((rolledEnd + 86_399) / 86_400)
+                // Rolled-up days: UTC days, counted by their date as the local
+                // dates asked for (west of UTC a local midnight is after UTC's).
+                let firstDay = clock.localDay(from).number
+                let endDay = min(clock.localDay(rolledEnd - 1).number + 1, Int(cutoff / 86_400))
                 try countDaySeries(into: &counts, printer: printerID, firstDay: firstDay, endDay: endDay)
                 try countDayTables(into: &counts, printer: printerID, firstDay: firstDay, endDay: endDay)
             }
@@ -254,7 +259,7 @@ extension DeviceStore {
         var days: [Statistics.Tally] = []
         var split: [Int64] = []
         try database.query(
-            "SELECT hour, outcome, prints, seconds, paused, grams, meters FROM print_hours WHERE hour >= ? AND hour < ?",
+            "SELECT hour, outcome, prints, seconds, paused, grams, meters FROM print_hours WHERE hour >= ? AND hour < ? ORDER BY hour",
             [.integer(Int(firstHour)), .integer(Int(endHour))]
         ) { row in
             let start = Int64(row.integer(0)) * 3600
@@ -298,7 +303,7 @@ extension DeviceStore {
         let bindings: [SQLiteDatabase.Value] = [.integer(Int(from)), .integer(Int(to))] + (printer.map { [.integer($0)] } ?? [])
         try database.query("""
             SELECT ended_at, ended_at - started_at, outcome, paused, grams, meters FROM print_stats
-            WHERE ended_at >= ? AND ended_at < ?\(filter)
+            WHERE ended_at >= ? AND ended_at < ?\(filter) ORDER BY ended_at
             """, bindings) { row in
             let ended = Int64(row.integer(0))
             while next < changes.count, changes[next].start <= ended {

@@ -198,7 +198,7 @@ enum StoreSchema {
         """
         ALTER TABLE print_history ADD COLUMN paused_seconds REAL;
         ALTER TABLE print_history ADD COLUMN materials TEXT;
-        ALTER TABLE printer_state ADD COLUMN paused_seconds REAL NOT NULL DEFAULT 0;
+        ALTER TABLE printer_state ADD COLUMN paused_seconds REAL DEFAULT 0;
         ALTER TABLE printer_state ADD COLUMN paused_since REAL;
         ALTER TABLE printer_state ADD COLUMN spools_seen TEXT NOT NULL DEFAULT '';
         CREATE TABLE stats_names (
@@ -277,7 +277,7 @@ enum StoreSchema {
         INSERT OR IGNORE INTO stats_names (kind, name)
             SELECT DISTINCT 1, reason FROM print_history WHERE reason IS NOT NULL;
         INSERT OR IGNORE INTO print_stats (ended_at, printer, started_at, outcome, paused, layers, reason)
-            SELECT CAST(h.ended_at AS INTEGER), p.id, CAST(h.started_at AS INTEGER),
+            SELECT max(CAST(h.ended_at AS INTEGER), CAST(h.started_at AS INTEGER)), p.id, CAST(h.started_at AS INTEGER),
                    CASE h.outcome WHEN 'complete' THEN 0 WHEN 'failed' THEN 1 WHEN 'cancelled' THEN 2 ELSE 3 END,
                    NULL, h.total_layers, r.id
             FROM print_history h JOIN stats_names p ON p.kind = 0 AND p.name = h.printer_prefix

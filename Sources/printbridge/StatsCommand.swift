@@ -42,7 +42,7 @@ struct StatsCommand: ParsableCommand {
         init(days: Int) { self.days = days }
 
         init?(argument: String) {
-            guard let unit = argument.last, let count = Int(argument.dropLast()), count > 0 else { return nil }
+            guard let unit = argument.last, let count = Int(argument.dropLast()), (1...3660).contains(count) else { return nil }
             switch unit {
             case "d": days = count
             case "w": days = count * 7

@@ -90,7 +90,7 @@ extension ControlAPITests {
             ("tz=Mars/Olympus", "tz"), ("tz=..%2F..%2Fetc%2Fpasswd", "tz"), ("from=2026-02-30", "from"),
             ("to=yesterday", "to"), ("bucket=year", "bucket"), ("from=2026-04-01&to=2026-03-01", "from"),
             ("from=2016-01-01&bucket=day", "bucket"), ("days=0", "days"), ("days=many", "days"), ("colour=red", "colour"),
-            ("tz=UTC&tz=Europe/Berlin", "tz"),
+            ("tz=UTC&tz=Europe/Berlin", "tz"), ("days=7&from=2026-03-01", "days"),
         ] {
             let reply = try await call("GET", "/api/statistics?\(query)")
             #expect(reply.status == 400, "\(query): \(reply.text)")

@@ -181,6 +181,22 @@ import Testing
         #expect(withLate.longest?.seconds == 10_800, "the late print is the longest now")
     }
 
+    /// Rolled-up days count by the local dates asked for, west of UTC too
+    /// (New York's midnight is 04:00Z), and the totals are the series' days.
+    @Test func rolledUpDaysWestOfUTCAreTheDatesAsked() throws {
+        let (_, store) = try store()
+        #expect(try store.rollUp(before: EpochTime(seconds: 1_775_347_200)) == 4)  // 5 April
+        let newYork = LocalClock(zone: "America/New_York", periods: [.init(start: 0, offset: -14_400)])
+        // 28 Mar 00:00 EDT to 1 Apr 00:00 EDT.
+        let stats = try statistics(store, from: 1_774_670_400, to: 1_775_016_000, clock: newYork, bucket: .day)
+        #expect(stats.series.map(\.start.description) == ["2026-03-28", "2026-03-29", "2026-03-30", "2026-03-31"])
+        #expect(stats.series.map(\.tally.prints) == [1, 1, 1, 1])
+        #expect(stats.totals.prints == 4)
+        // Three days of it: the totals hold only the days shown.
+        let three = try statistics(store, from: 1_774_670_400, to: 1_774_929_600, clock: newYork, bucket: .day)
+        #expect(three.series.map(\.tally.prints) == [1, 1, 1] && three.totals.prints == 3)
+    }
+
     /// PRINT_HISTORY_DAYS: the retention is counted back from the store's clock.
     @Test func theRetentionCountsBackFromNow() throws {
         let (_, store) = try store()

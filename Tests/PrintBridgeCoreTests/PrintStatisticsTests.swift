@@ -94,6 +94,53 @@ import Testing
         #expect(h.prints.last?.materials == [], "cancelled before any filament was read")
     }
 
+    /// Seen paused straight after the last print ended (it started and
+    /// paused while the agent was away): a print of its own, not the last
+    /// one again.
+    @Test func aPrintFirstSeenPausedAfterAnEndIsANewPrint() {
+        var h = PipelineHarness(devices: [device()])
+        h.startPrint(HA.x1c, file: "one.3mf")
+        h.set(HA.x1c, "_print_status", "finish", after: 600)
+        h.set(HA.x1c, "_task_name", "two.3mf", after: 3600)
+        h.set(HA.x1c, "_print_status", "pause", after: 1200)
+        h.set(HA.x1c, "_print_status", "running", after: 300)
+        h.set(HA.x1c, "_print_status", "finish", after: 600)
+        #expect(h.prints.map(\.file) == ["one.3mf", "two.3mf"])
+        #expect(Set(h.prints.map(\.printID)).count == 2, "two prints, two ids")
+        #expect(h.prints.last?.pausedSeconds == 300)
+        #expect(h.prints.last.map { $0.endedAt.seconds - $0.startedAt.seconds } == 900, "from the pause it was first seen in")
+    }
+
+    /// A print does not finish paused: complete right after a pause means a
+    /// resume the agent did not see, and the pause's length is unknown.
+    @Test func aResumeNotSeenLeavesThePausesUnknown() {
+        var h = PipelineHarness(devices: [device()])
+        h.startPrint(HA.x1c)
+        h.set(HA.x1c, "_print_status", "pause", after: 600)
+        h.set(HA.x1c, "_print_status", "finish", after: 7200)
+        #expect(h.prints.first?.outcome == .complete)
+        #expect(h.prints.first?.pausedSeconds == nil && h.prints.first?.printingSeconds == nil)
+    }
+
+    /// ha-bambulab reads a print's weight from its file: a print of another
+    /// file whose weight never came has none (not the last print's); a
+    /// print of the same file keeps it.
+    @Test func aBambuWeightFromTheLastPrintsFileIsNotThisOnes() {
+        var h = PipelineHarness(devices: [device()])
+        h.startPrint(HA.x1c, file: "one.3mf")
+        h.set(HA.x1c, "_print_weight", "20", after: 5)
+        h.set(HA.x1c, "_print_status", "finish", after: 600)
+        h.set(HA.x1c, "_print_status", "idle", after: 60)
+        h.set(HA.x1c, "_print_status", "running", after: 60)
+        h.wait(h.pipeline.planner.configuration.startSettle)
+        h.set(HA.x1c, "_print_status", "finish", after: 600)
+        h.set(HA.x1c, "_task_name", "two.3mf", after: 60)
+        h.set(HA.x1c, "_print_status", "running", after: 1)
+        h.wait(h.pipeline.planner.configuration.startSettle)
+        h.set(HA.x1c, "_print_status", "finish", after: 600)
+        #expect(h.prints.map(\.materials) == [[MaterialUse(grams: 20)], [MaterialUse(grams: 20)], []])
+    }
+
     /// The agent restarted mid-print: the pauses and spools before the
     /// restart come back with the printer's memory and count in the record.
     @Test func aPrintAcrossARestartKeepsItsPausesAndSpools() {

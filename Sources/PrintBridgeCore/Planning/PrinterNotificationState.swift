@@ -43,9 +43,10 @@ public struct PrinterNotificationState: Hashable, Sendable, Codable {
     public var pauseToldTo: Set<String> = []
     /// The printer of a print under way went quiet (see `Silence`).
     public var silence: Silence?
-    /// The print's pauses, for its record: the seconds of those that ended,
-    /// and since when it is paused now (HA's `last_changed`).
-    public var pausedSeconds: Double = 0
+    /// The print's pauses, for its record: the seconds of those that ended
+    /// (nil: unknown, a resume the agent did not see), and since when it is
+    /// paused now (HA's `last_changed`).
+    public var pausedSeconds: Double? = 0
     public var pausedSince: EpochTime?
     /// The spools seen feeding the print (by their names; "" when the
     /// integration does not say which), for its record's material.

@@ -32,14 +32,14 @@ extension PushPlanner {
         let started = PrintRecord.startTime(ofPrintID: printID) ?? snapshot.printBeganAt ?? now
         let ended = snapshot.changedAt[.status].flatMap { $0 >= started ? $0 : nil } ?? now
         // A pause still open when the print ended lasted until its end.
-        let paused = state.pausedSeconds + (state.pausedSince.map { max(0, ended.seconds - $0.seconds) } ?? 0)
+        let paused = state.pausedSeconds.map { $0 + (state.pausedSince.map { max(0, ended.seconds - $0.seconds) } ?? 0) }
         builder.plan.prints.append(PrintRecord(
             printID: printID, printer: snapshot.prefix, printerName: builder.printerName, file: snapshot.fileName,
             startedAt: started, endedAt: ended,
             outcome: outcome, reason: reason,
             progress: status == .complete ? 100 : snapshot.progress,
             currentLayer: snapshot.currentLayer.map { _ in content.currentLayer },
-            totalLayers: snapshot.totalLayers, pausedSeconds: min(paused, max(0, ended.seconds - started.seconds)),
+            totalLayers: snapshot.totalLayers, pausedSeconds: paused.map { min($0, max(0, ended.seconds - started.seconds)) },
             materials: snapshot.currentPrint().material.uses(spoolsSeen: state.spoolsSeen)))
         // The app's history and statistics refresh in the background.
         builder.backgroundRefresh(
@@ -58,7 +58,10 @@ extension PushPlanner {
         if status == .paused {
             if state.pausedSince == nil { state.pausedSince = at }
         } else if let since = state.pausedSince {
-            state.pausedSeconds += max(0, at.seconds - since.seconds)
+            // A print does not finish paused: complete straight after a pause
+            // means a resume the agent did not see (it was down), and how long
+            // the pause lasted is unknown (its whole time counts as printing).
+            state.pausedSeconds = status == .complete ? nil : state.pausedSeconds.map { $0 + max(0, at.seconds - since.seconds) }
             state.pausedSince = nil
         }
     }

@@ -84,6 +84,17 @@ extension PushPlanner {
             status = .failed
         }
         defer { state.lastStatus = status }
+        if status == .paused, let last = state.lastStatus, !last.isActive, last != .preparing {
+            // Paused straight after an end or idle: a print that started and
+            // paused while the agent was away. Nothing is told (as before),
+            // but it is a new print: its own id, milestones from where it
+            // is, its own pauses and spools, so its end is its own record.
+            state.printID = Self.printID(builder.snapshot, now: builder.now)
+            builder.printID = state.printID
+            state.milestoneReference = builder.snapshot.progress ?? 0
+            state.milestonesSent = Set(configuration.milestones.filter { Double($0) <= builder.snapshot.progress ?? 0 })
+            startTally(state: &state, snapshot: builder.snapshot)
+        }
         guard let last = state.lastStatus, let transition = Transition(from: last, to: status) else { return false }
         apply(transition, state: &state, builder: &builder, reason: lostWhileAway ? .reasonOffline : nil)
         return true

@@ -88,13 +88,19 @@ public struct PrinterSnapshot: Hashable, Sendable {
         if stale(.progress) { copy.progress = 0 }
         if stale(.currentLayer) { copy.currentLayer = 0 }
         if stale(.remainingTime) || (finishAt != nil && stale(.finishTime)) { copy.remainingSeconds = nil }
+        // Material used grows through a print from its 0 (Moonraker's), so a
+        // reading from before the print began is the last print's.
         if profile.zeroWhenNotPrinting {
-            // Material used grows through a print from its 0, so a reading
-            // from before it began is the last print's (ha-bambulab's, read
-            // from the print's file, stays the same for a print of the same
-            // file and is the current one's).
             if stale(.materialWeight) { copy.material.grams = nil; copy.material.gramsBySpool = [:] }
             if stale(.materialLength) { copy.material.meters = nil; copy.material.metersBySpool = [:] }
+        }
+        // ha-bambulab's is read from the print's file: the same for a print of
+        // the same file, so it stays, unless the file changed well after it
+        // (pybambu could not read the new file; it writes both in one pass).
+        if let file = [PrinterField.taskName, .subtaskName, .gcodeFilename].compactMap({ changedAt[$0] }).max() {
+            func older(_ field: PrinterField) -> Bool { changedAt[field].map { file - $0 > 60 } ?? false }
+            if older(.materialWeight) { copy.material.grams = nil; copy.material.gramsBySpool = [:] }
+            if older(.materialLength) { copy.material.meters = nil; copy.material.metersBySpool = [:] }
         }
         return copy
     }

@@ -132,8 +132,11 @@ public struct Statistics: Sendable {
         self.to = to
         self.clock = clock
         self.bucket = bucket
+        // The totals are the series' days: nothing outside the range counts.
+        let firstDay = to > from ? clock.localDay(from) : CivilDay(number: 0)
+        let lastDay = to > from ? clock.localDay(to - 1) : CivilDay(number: -1)
         var totals = Tally()
-        for tally in counts.days.values { totals.add(tally) }
+        for (day, tally) in counts.days where day >= firstDay && day <= lastDay { totals.add(tally) }
         self.totals = totals
         materials = counts.materials.sorted {
             ($0.grams ?? 0, $0.meters ?? 0, $0.prints) > ($1.grams ?? 0, $1.meters ?? 0, $1.prints)
@@ -145,8 +148,6 @@ public struct Statistics: Sendable {
             self.series = []
             return
         }
-        let firstDay = clock.localDay(from)
-        let lastDay = clock.localDay(to - 1)
         var start = Self.bucketStart(firstDay, bucket)
         while start <= lastDay {
             let next = Self.bucketStart(start, bucket, next: true)

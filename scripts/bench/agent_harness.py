@@ -14,6 +14,22 @@ TEST_PYTHON = os.path.join(ROOT, ".build", "test-venv", "bin", "python3")
 TEAM_ID, KEY_ID = "TEAMID1234", "KEYID56789"  # the mock APNs' defaults
 
 
+def run_as_root(command):
+    """Runs an installation command as root (sudo when not root)."""
+    subprocess.check_call(command if os.getuid() == 0 else ["sudo"] + command, stdout=subprocess.DEVNULL)
+
+
+def install_packages(packages):
+    """Installs Debian packages a benchmark needs on a fresh machine; False
+    (with the reason printed) when they cannot be installed here."""
+    try:
+        run_as_root(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + list(packages))
+        return True
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"could not install {' '.join(packages)}: {error}", file=sys.stderr)
+        return False
+
+
 def start(cmd, **kwargs):
     """Starts a mock that prints "PORT n" first; returns (process, n)."""
     process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **kwargs)

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 
-from agent_harness import use_test_python, BUNDLE, KEY_ID, ROOT, TEAM_ID
+from agent_harness import use_test_python, run_as_root, BUNDLE, KEY_ID, ROOT, TEAM_ID
 from steal import StealMeter
 
 TARGET_VERSUS_AIOAPNS = 10.0
@@ -55,9 +55,6 @@ def provider_token(key_path):
     r, s = utils.decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
     return signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
-
-def run_as_root(command):
-    subprocess.check_call(command if os.getuid() == 0 else ["sudo"] + command, stdout=subprocess.DEVNULL)
 
 
 def ensure_tools():

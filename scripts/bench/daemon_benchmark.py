@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from agent_harness import threads, wakeups_by_name, use_test_python, BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs
+from agent_harness import threads, wakeups_by_name, use_test_python, BUNDLE, MOCK_APNS, MOCK_HA, ROOT, apns_environment, start, write_agent_inputs, install_packages
 from steal import StealMeter
 
 
@@ -141,6 +141,10 @@ def main():
         processes.append(ha)
         capture = None
         pcap = os.path.join(work, "latency.pcap")
+        # The on-the-wire latency needs tcpdump: installed on a fresh machine
+        # (one run had no samples for want of it), else said, not silently skipped.
+        if shutil.which("tcpdump") is None and not install_packages(["tcpdump"]):
+            print("no on-the-wire latency: tcpdump is not installed and could not be")
         if shutil.which("tcpdump"):
             capture = subprocess.Popen(pin_mocks + ["tcpdump", "-i", "lo", "-U", "-s", "4096", "-w", pcap, "-j", "host",
                                         f"tcp port {ha_port} or tcp port {apns_port}"],

@@ -44,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 
-from agent_harness import ROOT
+from agent_harness import ROOT, run_as_root
 from steal import StealMeter
 
 TARGET_MS = 50.0
@@ -66,9 +66,6 @@ def store_code_digest():
             digest.update(f.read())
     return digest.hexdigest()
 
-
-def run_as_root(command):
-    subprocess.check_call(command if os.getuid() == 0 else ["sudo"] + command, stdout=subprocess.DEVNULL)
 
 
 def have_valgrind():

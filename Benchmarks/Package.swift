@@ -37,5 +37,10 @@ let package = Package(
         .executableTarget(name: "StatisticsBenchmark", dependencies: [
             .product(name: "DeviceStore", package: "PrintBridge"), .product(name: "PrintBridgeCore", package: "PrintBridge"),
         ], linkerSettings: releaseLinking),
+        // PrintBridge's JSON reader beside FoundationEssentials' JSONDecoder
+        // (docs/BEHAVIOUR.md: why a JSON reader of our own).
+        .executableTarget(name: "JSONComparison", dependencies: [
+            .product(name: "PrintBridgeCore", package: "PrintBridge"),
+        ], linkerSettings: releaseLinking),
     ]
 )

@@ -250,107 +250,70 @@ extension DeviceStore {
     /// splits (a zone whose offset is not whole hours: India's, Nepal's)
     /// is read from its rows.
     private func countHours(
-        into target: inout Statistics.Counts, firstHour: Int64, endHour: Int64, clock: LocalClock
+        into counts: inout Statistics.Counts, firstHour: Int64, endHour: Int64, clock: LocalClock
     ) throws(SQLiteDatabase.Error) {
-        let changes = clock.periods.filter { $0.start > firstHour * 3600 && $0.start < endHour * 3600 }
-        var offset = Int64(clock.offset(at: firstHour * 3600))
-        var next = 0
-        let firstDay = Int((firstHour * 3600 + offset) / 86_400) - 1
-        var days: [Statistics.Tally] = []
+        var days = LocalDays(clock: clock, from: firstHour * 3600, to: endHour * 3600)
         var split: [Int64] = []
         try database.query(
             "SELECT hour, outcome, prints, seconds, paused, grams, meters FROM print_hours WHERE hour >= ? AND hour < ? ORDER BY hour",
             [.integer(Int(firstHour)), .integer(Int(endHour))]
         ) { row in
-            let start = Int64(row.integer(0)) * 3600
-            while next < changes.count, changes[next].start <= start {
-                offset = Int64(changes[next].offset)
-                next += 1
+            let hour = Int64(row.integer(0))
+            guard let outcome = Self.outcomes.element(at: row.integer(1)) else { return }
+            let added = days.add(spanning: hour * 3600, seconds: 3600) {
+                $0.add(outcome, count: row.integer(2), seconds: Double(row.integer(3)), paused: Double(row.integer(4)))
+                $0.add(grams: row.real(5), meters: row.real(6))
             }
-            let last = start + 3599
-            let lastOffset = next < changes.count && changes[next].start <= last ? Int64(changes[next].offset) : offset
-            guard (start + offset) / 86_400 == (last + lastOffset) / 86_400 else {
-                if split.last != start / 3600 { split.append(start / 3600) }
-                return
-            }
-            let index = Int((start + offset) / 86_400) - firstDay
-            if index >= days.count { days += Array(repeating: Statistics.Tally(), count: index - days.count + 1) }
-            guard index >= 0, let outcome = Self.outcomes.element(at: row.integer(1)) else { return }
-            days[index].add(outcome, count: row.integer(2))
-            days[index].seconds += Double(row.integer(3))
-            days[index].pausedSeconds += Double(row.integer(4))
-            days[index].grams += row.real(5)
-            days[index].meters += row.real(6)
+            if !added, split.last != hour { split.append(hour) }
         }
-        target.add(days, firstDay: firstDay)
+        days.fold(into: &counts)
         for hour in split {
-            try countSeries(into: &target, printer: nil, from: hour * 3600, to: hour * 3600 + 3600, clock: clock)
+            try countSeries(into: &counts, printer: nil, from: hour * 3600, to: hour * 3600 + 3600, clock: clock)
         }
     }
 
     /// The series and totals: each print's row, in end order, into its local day.
     private func countSeries(
-        into target: inout Statistics.Counts, printer: Int?, from: Int64, to: Int64, clock: LocalClock
+        into counts: inout Statistics.Counts, printer: Int?, from: Int64, to: Int64, clock: LocalClock
     ) throws(SQLiteDatabase.Error) {
         guard from < to else { return }
-        // The zone's changes in the range, walked alongside the rows (which come in end order).
-        let changes = clock.periods.filter { $0.start > from && $0.start < to }
-        var offset = Int64(clock.offset(at: from))
-        var next = 0
-        let firstDay = Int((from + offset) / 86_400) - 1
-        var days: [Statistics.Tally] = []
+        var days = LocalDays(clock: clock, from: from, to: to)
         let filter = printer == nil ? "" : " AND +printer = ?"
         let bindings: [SQLiteDatabase.Value] = [.integer(Int(from)), .integer(Int(to))] + (printer.map { [.integer($0)] } ?? [])
         try database.query("""
             SELECT ended_at, ended_at - started_at, outcome, paused, grams, meters FROM print_stats
             WHERE ended_at >= ? AND ended_at < ?\(filter) ORDER BY ended_at
             """, bindings) { row in
-            let ended = Int64(row.integer(0))
-            while next < changes.count, changes[next].start <= ended {
-                offset = Int64(changes[next].offset)
-                next += 1
+            guard let outcome = Self.outcomes.element(at: row.integer(2)) else { return }
+            days.add(spanning: Int64(row.integer(0)), seconds: 1) {
+                // A NULL pause reads 0: pauses unknown, the whole time printing.
+                $0.add(outcome, count: 1, seconds: Double(row.integer(1)), paused: Double(row.integer(3)))
+                $0.add(grams: row.real(4), meters: row.real(5))
             }
-            let index = Int((ended + offset) / 86_400) - firstDay
-            if index >= days.count { days += Array(repeating: Statistics.Tally(), count: index - days.count + 1) }
-            guard index >= 0, let outcome = Self.outcomes.element(at: row.integer(2)) else { return }
-            days[index].add(outcome, count: 1)
-            days[index].seconds += Double(row.integer(1))
-            days[index].pausedSeconds += Double(row.integer(3))  // NULL reads 0: pauses unknown
-            days[index].grams += row.real(4)
-            days[index].meters += row.real(5)
         }
-        target.add(days, firstDay: firstDay)
+        days.fold(into: &counts)
     }
 
     /// Rolled-up days' series: their prints, seconds and pauses per outcome,
     /// and their material amounts.
     private func countDaySeries(
-        into target: inout Statistics.Counts, printer: Int?, firstDay: Int, endDay: Int
+        into counts: inout Statistics.Counts, printer: Int?, firstDay: Int, endDay: Int
     ) throws(SQLiteDatabase.Error) {
-        var counts = target  // the row callbacks may not capture an inout
-        defer { target = counts }
         let range = "day >= ? AND day < ?" + (printer == nil ? "" : " AND printer = ?")
         let bindings: [SQLiteDatabase.Value] = [.integer(firstDay), .integer(endDay)] + (printer.map { [.integer($0)] } ?? [])
         try database.query(
             "SELECT day, outcome, sum(prints), sum(seconds), sum(paused) FROM print_days WHERE \(range) GROUP BY day, outcome",
             bindings
         ) { row in
-            let civil = CivilDay(number: row.integer(0))
             guard let outcome = Self.outcomes.element(at: row.integer(1)) else { return }
-            var tally = counts.days[civil] ?? Statistics.Tally()
-            tally.add(outcome, count: row.integer(2))
-            tally.seconds += Double(row.integer(3))
-            tally.pausedSeconds += Double(row.integer(4))
-            counts.days[civil] = tally
+            counts.days[CivilDay(number: row.integer(0)), default: Statistics.Tally()].add(
+                outcome, count: row.integer(2), seconds: Double(row.integer(3)), paused: Double(row.integer(4)))
         }
         try database.query(
             "SELECT day, sum(grams), sum(meters) FROM print_day_material WHERE \(range) GROUP BY day", bindings
         ) { row in
-            let civil = CivilDay(number: row.integer(0))
-            var tally = counts.days[civil] ?? Statistics.Tally()
-            tally.grams += row.real(1)
-            tally.meters += row.real(2)
-            counts.days[civil] = tally
+            counts.days[CivilDay(number: row.integer(0)), default: Statistics.Tally()].add(
+                grams: row.real(1), meters: row.real(2))
         }
     }
 
@@ -405,11 +368,9 @@ extension DeviceStore {
     /// Material, failures and longest print of the prints that ended in
     /// [from, to) (less than a day), from their rows.
     private func countRows(
-        into target: inout Statistics.Counts, printer: Int?, from: Int64, to: Int64
+        into counts: inout Statistics.Counts, printer: Int?, from: Int64, to: Int64
     ) throws(SQLiteDatabase.Error) {
         guard from < to else { return }
-        var counts = target
-        defer { target = counts }
         let range = "s.ended_at >= ? AND s.ended_at < ?" + (printer == nil ? "" : " AND +s.printer = ?")
         let bindings: [SQLiteDatabase.Value] = [.integer(Int(from)), .integer(Int(to))] + (printer.map { [.integer($0)] } ?? [])
         var materials: [Statistics.MaterialTotal] = []
@@ -507,16 +468,6 @@ extension DeviceStore {
 }
 
 extension Statistics.Counts {
-    /// Days' tallies, the first of them `firstDay`.
-    mutating func add(_ tallies: [Statistics.Tally], firstDay: Int) {
-        for (index, tally) in tallies.enumerated() where tally.prints > 0 {
-            let day = CivilDay(number: firstDay + index)
-            var merged = days[day] ?? Statistics.Tally()
-            merged.add(tally)
-            days[day] = merged
-        }
-    }
-
     /// A print offered as the longest: kept when longer than the one kept.
     mutating func offerLongest(prefix: String, started: Int, ended: Int, outcome: Int) {
         guard let outcome = DeviceStore.outcomes.element(at: outcome) else { return }
@@ -524,6 +475,61 @@ extension Statistics.Counts {
             printID: "\(prefix)-\(started)", printer: prefix, startedAt: EpochTime(seconds: Double(started)),
             endedAt: EpochTime(seconds: Double(ended)), outcome: outcome)
         if longest.map({ candidate.seconds > $0.seconds }) ?? true { longest = candidate }
+    }
+}
+
+/// Instants, in increasing order, folded into the local days they fall on:
+/// the zone's changes in the range are walked alongside (rows come in time
+/// order), and the days are an array from the range's first.
+struct LocalDays {
+    private let changes: [LocalClock.Period]
+    private var offset: Int64
+    private var next = 0
+    private let firstDay: Int
+    private var days: [Statistics.Tally] = []
+
+    init(clock: LocalClock, from: Int64, to: Int64) {
+        changes = clock.periods.filter { $0.start > from && $0.start < to }
+        offset = Int64(clock.offset(at: from))
+        firstDay = Int((from + offset) / 86_400) - 1
+    }
+
+    /// Adds to the day holding [start, start + seconds) when one day holds
+    /// it all (false: a local midnight splits it). `start` never goes back.
+    @discardableResult
+    mutating func add(spanning start: Int64, seconds: Int64, _ body: (inout Statistics.Tally) -> Void) -> Bool {
+        while next < changes.count, changes[next].start <= start {
+            offset = Int64(changes[next].offset)
+            next += 1
+        }
+        let last = start + seconds - 1
+        let lastOffset = next < changes.count && changes[next].start <= last ? Int64(changes[next].offset) : offset
+        let day = Int((start + offset) / 86_400)
+        guard day == Int((last + lastOffset) / 86_400), day > firstDay else { return false }
+        let index = day - firstDay
+        if index >= days.count { days += Array(repeating: Statistics.Tally(), count: index - days.count + 1) }
+        body(&days[index])
+        return true
+    }
+
+    /// The days with prints into the counts.
+    func fold(into counts: inout Statistics.Counts) {
+        for (index, tally) in days.enumerated() where tally.prints > 0 {
+            counts.days[CivilDay(number: firstDay + index), default: Statistics.Tally()].add(tally)
+        }
+    }
+}
+
+extension Statistics.Tally {
+    mutating func add(_ outcome: PrintRecord.Outcome, count: Int, seconds: Double, paused: Double) {
+        add(outcome, count: count)
+        self.seconds += seconds
+        pausedSeconds += paused
+    }
+
+    mutating func add(grams: Double, meters: Double) {
+        self.grams += grams
+        self.meters += meters
     }
 }
 

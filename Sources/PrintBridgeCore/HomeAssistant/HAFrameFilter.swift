@@ -71,21 +71,17 @@ public enum HAFrameFilter {
         -> UnsafeRawBufferPointer?
     {
         var i = start
-        guard matches(haIDPrefix, bytes, at: i, end: end) else { return nil }
+        guard matchesWords(haIDPrefix, bytes, at: i, end: end) else { return nil }
         i += haIDPrefix.count
         let digitsStart = i
         while i < end, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
-        guard i > digitsStart, matches(haEventPrefix, bytes, at: i, end: end) else { return nil }
+        guard i > digitsStart, matchesWords(haEventPrefix, bytes, at: i, end: end) else { return nil }
         i += haEventPrefix.count
         let valueStart = i
-        while i < end, bytes[i] != UInt8(ascii: "\"") {
-            if bytes[i] == UInt8(ascii: "\\") { return nil }
-            i += 1
-        }
-        guard i + 1 < end, bytes[i + 1] == UInt8(ascii: ",") || bytes[i + 1] == UInt8(ascii: "}") else {
-            return nil
-        }
-        return UnsafeRawBufferPointer(start: bytes + valueStart, count: i - valueStart)
+        guard let quote = firstQuoteOrBackslash(bytes, from: i, to: end), bytes[quote] == UInt8(ascii: "\""),
+            quote + 1 < end, bytes[quote + 1] == UInt8(ascii: ",") || bytes[quote + 1] == UInt8(ascii: "}")
+        else { return nil }
+        return UnsafeRawBufferPointer(start: bytes + valueStart, count: quote - valueStart)
     }
 
     /// `{"type":"event",` or `{"id":N,"type":"event",` (or `}` after it),
@@ -138,6 +134,57 @@ public enum HAFrameFilter {
         guard keys == 1 else { return false }
         for k in start..<end where bytes[k] == UInt8(ascii: "\\") { return false }
         return true
+    }
+
+    /// `literal` at `index`, compared eight bytes at a time (the HA layout's
+    /// 85 bytes of prefix are most of what the filter reads of a household
+    /// event).
+    @inline(__always)
+    private static func matchesWords(_ literal: [UInt8], _ bytes: UnsafePointer<UInt8>, at index: Int, end: Int) -> Bool {
+        let count = literal.count
+        guard end - index >= count else { return false }
+        let frame = UnsafeRawPointer(bytes + index)
+        return literal.withUnsafeBytes { l in
+            var k = 0
+            while k + 8 <= count {
+                if frame.loadUnaligned(fromByteOffset: k, as: UInt64.self) != l.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+                    return false
+                }
+                k += 8
+            }
+            while k < count {
+                if frame.load(fromByteOffset: k, as: UInt8.self) != l[k] { return false }
+                k += 1
+            }
+            return true
+        }
+    }
+
+    /// The first `"` or `\` in `bytes[from..<to]`, eight bytes at a time: a
+    /// word holds one of them when `word ^ pattern` has a zero byte, and the
+    /// lowest such byte is exact (the zero-byte test's borrow only marks
+    /// bytes above a real zero).
+    @inline(__always)
+    private static func firstQuoteOrBackslash(_ bytes: UnsafePointer<UInt8>, from: Int, to: Int) -> Int? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* UInt64(UInt8(ascii: "\""))
+        let backslashes = ones &* UInt64(UInt8(ascii: "\\"))
+        let raw = UnsafeRawPointer(bytes)
+        var i = from
+        while i + 8 <= to {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let q = word ^ quotes
+            let b = word ^ backslashes
+            let found = ((q &- ones) & ~q | (b &- ones) & ~b) & highs
+            if found != 0 { return i + found.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < to {
+            if bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "\\") { return i }
+            i += 1
+        }
+        return nil
     }
 
     @inline(__always)

@@ -60,11 +60,26 @@ public struct EntityMatcher: Sendable {
 
     /// Longest first, so `_target_nozzle_temperature` wins over `_nozzle_temperature`.
     private let rules: [SuffixRule]
+    /// The rules by their suffix's last byte, each group longest first:
+    /// `rules[ruleIndexes[ruleGroupStart[b]..<ruleGroupStart[b + 1]]]` can end
+    /// an id whose last byte is `b`. An id is tried against its group only
+    /// (a few rules, not all of them: the frame filter asks for every
+    /// household event).
+    private let ruleGroupStart: [UInt16]
+    private let ruleIndexes: [UInt16]
+    /// Each grouped rule's tail word, mask and suffix length, side by side
+    /// with `ruleIndexes`: the scan reads these plain words and touches a
+    /// rule only when its last eight bytes match.
+    private let groupedTails: [UInt64]
+    private let groupedMasks: [UInt64]
+    private let groupedLengths: [Int]
     private let fieldByTranslationKey: [[String: PrinterField]]
     private let mappedMatches: [String: EntityMatch]
     private var registryMatches: [String: EntityMatch] = [:]
     /// Status entities recognised by their options (PrusaLink's `sensor.<device>`).
     private var learnedMatches: [String: EntityMatch] = [:]
+    /// Every id of the three tables above, for the frame filter's look-up.
+    private var knownIDs = EntityIDSet([String]())
     /// Printers whose status entity is known, by prefix: the profile's index.
     private var knownPrinters: [String: Int] = [:]
     private var prefixByDevice: [String: String] = [:]
@@ -105,6 +120,21 @@ public struct EntityMatcher: Sendable {
                     && ($0.bytes.lexicographicallyPrecedes($1.bytes) || ($0.bytes == $1.bytes && $0.profile < $1.profile)))
         }
         self.rules = rules
+        var groupStart = [UInt16](repeating: 0, count: 257)
+        for rule in rules { groupStart[Int(rule.bytes[rule.bytes.count - 1]) + 1] += 1 }
+        for byte in 0..<256 { groupStart[byte + 1] += groupStart[byte] }
+        var next = groupStart
+        var indexes = [UInt16](repeating: 0, count: rules.count)
+        for (index, rule) in rules.enumerated() {
+            let last = Int(rule.bytes[rule.bytes.count - 1])
+            indexes[Int(next[last])] = UInt16(index)
+            next[last] += 1
+        }
+        ruleGroupStart = groupStart
+        ruleIndexes = indexes
+        groupedTails = indexes.map { rules[Int($0)].tail }
+        groupedMasks = indexes.map { rules[Int($0)].tailMask }
+        groupedLengths = indexes.map { rules[Int($0)].bytes.count }
         fieldByTranslationKey = profiles.map { profile in
             var byKey: [String: PrinterField] = [:]
             for (field, keys) in profile.entities.translationKeys {
@@ -125,6 +155,11 @@ public struct EntityMatcher: Sendable {
             if let bus = profile.busEvents, busEventsByType[bus.eventType] == nil { busEventsByType[bus.eventType] = bus }
         }
         self.busEventsByType = busEventsByType
+        rebuildKnownIDs()
+    }
+
+    private mutating func rebuildKnownIDs() {
+        knownIDs = EntityIDSet([mappedMatches.keys, registryMatches.keys, learnedMatches.keys].joined())
     }
 
     /// One profile made of `map`, with the default profile's status table
@@ -145,8 +180,14 @@ public struct EntityMatcher: Sendable {
     /// The last min(8, count) bytes ending at `count`, the very last byte in the
     /// lowest bits (so a shorter suffix's word lines up with any longer id's),
     /// and the mask covering them.
+    @inline(__always)
     private static func tailWord(_ buffer: UnsafeRawBufferPointer, count: Int) -> (UInt64, UInt64) {
-        let n = min(8, count)
+        if count >= 8 {
+            // One load, byte-swapped so that the last byte is the lowest.
+            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+            return (word.byteSwapped, ~0)
+        }
+        let n = count
         var word: UInt64 = 0
         for i in 0..<n {
             word |= UInt64(buffer[count - 1 - i]) << (8 * UInt64(i))
@@ -219,6 +260,7 @@ public struct EntityMatcher: Sendable {
             if field == .status { knownPrinters[prefix] = profile }
             if let device = entry.deviceID { prefixByDevice[device] = prefix }
         }
+        rebuildKnownIDs()
         registryButtons = [:]
         for entry in entries where entry.entityID.hasPrefix("button.") {
             guard let profile = profileIndex(platform: entry.platform),
@@ -333,6 +375,7 @@ public struct EntityMatcher: Sendable {
             learnedMatches[state.entityID] = EntityMatch(prefix: prefix, field: .status, profile: profiles[index])
             knownPrinters[prefix] = index
         }
+        rebuildKnownIDs()
         learnButtons(from: states)
     }
 
@@ -439,15 +482,7 @@ public struct EntityMatcher: Sendable {
     /// Whether an entity id (raw UTF-8) may belong to a printer. Cheap: no allocation
     /// unless exact matches exist or a suffix that needs a known printer matches.
     public func isRelevant(entityID buffer: UnsafeRawBufferPointer) -> Bool {
-        if !mappedMatches.isEmpty || !registryMatches.isEmpty || !learnedMatches.isEmpty {
-            let id = String(decoding: buffer, as: UTF8.self)
-            // `index(forKey:)`, not `[id] != nil`: the subscript copies the
-            // whole match (its profile included) out to compare it with nil,
-            // for every event of every entity (callgrind: 3 % of replay).
-            if mappedMatches.index(forKey: id) != nil || registryMatches.index(forKey: id) != nil
-                || learnedMatches.index(forKey: id) != nil
-            { return true }
-        }
+        if knownIDs.contains(buffer) { return true }
         guard let found = suffixRule(for: buffer, profile: nil), found.rule.field != nil else { return false }
         return foreignLookAlikes.isEmpty || !foreignLookAlikes.contains(String(decoding: buffer, as: UTF8.self))
     }
@@ -491,10 +526,13 @@ public struct EntityMatcher: Sendable {
 
     private func suffixRule(for buffer: UnsafeRawBufferPointer, start: Int, end: Int, profile: Int?) -> Found? {
         let objectLength = end - start
+        guard end > start else { return nil }
         let (tail, _) = Self.tailWord(buffer, count: end)
-        for rule in rules {
-            let length = rule.bytes.count
-            guard objectLength > length, tail & rule.tailMask == rule.tail else { continue }
+        let last = Int(buffer[end - 1])
+        for position in Int(ruleGroupStart[last])..<Int(ruleGroupStart[last + 1]) {
+            let length = groupedLengths[position]
+            guard objectLength > length, tail & groupedMasks[position] == groupedTails[position] else { continue }
+            let rule = rules[Int(ruleIndexes[position])]
             if let profile, rule.profile != profile { continue }
             if length > 8 {
                 var equal = true

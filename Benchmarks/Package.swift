@@ -42,5 +42,10 @@ let package = Package(
         .executableTarget(name: "JSONComparison", dependencies: [
             .product(name: "PrintBridgeCore", package: "PrintBridge"),
         ], linkerSettings: releaseLinking),
+        // Instructions per event on the agent's own path, under callgrind
+        // (scripts/bench/path_instructions.py).
+        .executableTarget(name: "PathInstructions", dependencies: [
+            .product(name: "PrintBridgeCore", package: "PrintBridge"),
+        ], linkerSettings: releaseLinking),
     ]
 )

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Instructions per event on the agent's own frame path (issue 33), counted
+by callgrind, so the figure holds from one day to the next.
+
+Benchmarks/Sources/PathInstructions (built as deployed) reads the household
+events of a generated recording (scripts/bench/generate_events.py, ~1.1 KB
+each) through HAFrameReader, the path the HA link hands every frame to:
+  ignored    one event a frame, skipped by the byte filter (target <= 2,000);
+  coalesced  eight to a frame, as HA's writer joins what it has queued when
+             busy (websocket_api/http.py, `_writer`), each skipped on its own;
+  parsed     the reference: the same frames through the full JSON parse, as
+             with the filter off (`printbridge replay --no-frame-filter`).
+Each is run twice under callgrind, with one round and with two, and the
+difference divided by the events of the extra round: start-up and the
+matcher's teaching cancel out. Steal is printed beside each, for the times.
+
+usage: python3 scripts/bench/path_instructions.py [--messages N] [--skip-build]
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from agent_harness import install_packages
+from steal import StealMeter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+BINARY = os.path.join(ROOT, ".build", "deploy-benchmarks", "release", "PathInstructions")
+TARGET_IGNORED = 2000
+
+
+def instructions(events_file, mode, rounds, workdir):
+    out = os.path.join(workdir, f"callgrind.{mode}.{rounds}")
+    env = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1")
+    result = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", BINARY, events_file, mode,
+                             str(rounds)], capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        sys.exit(f"PathInstructions {mode} {rounds} failed:\n{result.stdout}{result.stderr}")
+    match = re.search(r"Collected : (\d+)", result.stderr) or re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
+    if not match:
+        sys.exit("no instruction count in callgrind's output:\n" + result.stderr)
+    events = int(re.search(r"(\d+) events a round", result.stdout).group(1))
+    return int(match.group(1).replace(",", "")), events, result.stdout.strip()
+
+
+def seconds_per_event(events_file, mode, events):
+    """Wall time of one round, less a run of none (start-up and teaching), per event."""
+    def run(rounds):
+        start = time.perf_counter()
+        subprocess.run([BINARY, events_file, mode, str(rounds)], check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - start
+    best = min(run(5) - run(0) for _ in range(3))
+    return best / (5 * events)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, default=20000)
+    parser.add_argument("--skip-build", action="store_true")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        install_packages(["valgrind"])
+    if not args.skip_build:
+        subprocess.check_call([os.path.join(ROOT, "scripts", "build-release.sh"), "PathInstructions"], cwd=ROOT,
+                              stdout=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory(prefix="path-instructions-") as workdir:
+        events_file = os.path.join(workdir, "events.jsonl")
+        subprocess.check_call([sys.executable, os.path.join(HERE, "generate_events.py"), events_file, "--messages",
+                               str(args.messages)], stdout=subprocess.DEVNULL)
+        print(f"{'path':<42} {'instructions/event':>18} {'time/event':>11} {'steal':>6}")
+        figures = {}
+        for mode, label in [("ignored", "household event ignored, one a frame"),
+                            ("coalesced", "household event ignored, 8 a frame"),
+                            ("parsed", "reference: the same frame parsed whole")]:
+            meter = StealMeter()
+            one, events, _ = instructions(events_file, mode, 1, workdir)
+            two, _, report = instructions(events_file, mode, 2, workdir)
+            per_event = (two - one) / events
+            seconds = seconds_per_event(events_file, mode, events)
+            figures[mode] = per_event
+            print(f"{label:<42} {per_event:>18,.0f} {seconds * 1e9:>8,.0f} ns {meter.percent():>5.1f}%", flush=True)
+        print(f"(events of {args.messages:,} generated messages' household share; {report.split(';')[0]})")
+        print(f"the filter reads a lone event in 1/{figures['parsed'] / figures['ignored']:.0f} of the parse's "
+              f"instructions, a coalesced one in 1/{figures['parsed'] / figures['coalesced']:.0f}; "
+              f"target for one a frame: <= {TARGET_IGNORED:,}: {'met' if figures['ignored'] <= TARGET_IGNORED else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

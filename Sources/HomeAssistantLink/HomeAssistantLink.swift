@@ -491,16 +491,18 @@ public final class HomeAssistantLink: @unchecked Sendable {
         let now = clock.now()
         if tapsFrames { yield(.received(kept ?? Array(bytes))) }
         let messages: [HAMessage]?
+        let skippedBefore = reader.statistics.filteredEvents
         do throws(HAMessageError) {
             messages = try reader.messages(in: bytes)
         } catch {
             yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
             return
         }
+        let skipped = reader.statistics.filteredEvents - skippedBefore
         let bulk = bytes.count >= 1 << 20
+        if skipped > 0 { session.receivedUnparsedEvent(at: now) }
         guard let messages else {
-            session.receivedUnparsedEvent(at: now)
-            countEvents(1)
+            countEvents(skipped)
             if bulk { yield(.bulkHandled) }
             return
         }
@@ -516,7 +518,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
             }
             inputs += reader.inputs(from: message)
         }
-        if events > 0 { countEvents(events) }
+        if events + skipped > 0 { countEvents(events + skipped) }
         if results {
             let found = reader.matcher.buttons
             buttons.withLock { $0 = found }

@@ -30,7 +30,8 @@ import Testing
         // HA answers with the pong batched behind a household event.
         let frame = "[" + Self.event("light.kitchen", "on") + #",{"id":\#(id),"type":"pong"}]"#
         let messages = try #require(try read(&reader, frame))
-        #expect(messages.count == 2)
+        #expect(messages == [.pong(id: id)], "the household event is skipped, the pong read")
+        #expect(reader.statistics.filteredEvents == 1)
         for message in messages { _ = session.received(message, at: EpochTime(seconds: 31)) }
         #expect(session.tick(at: EpochTime(seconds: 45)).isEmpty, "the pong counted: no reconnect")
         #expect(!session.takeNotices().contains(.pongMissing))
@@ -157,6 +158,76 @@ import Testing
             EntityMatch(prefix: "x1c", field: .progress),
             state: HA.state("sensor.x1c_print_progress", "3", attributes: ["friendly_name": "Workshop X1C Print progress"]))
         #expect(english["x1c"]?.displayName == "Workshop X1C")
+    }
+}
+
+/// HA coalesces what it has queued into one array when it is busy, which is
+/// when the skipping matters most: each household event in the array is
+/// skipped as a frame of its own would be, the rest read in order, and
+/// what the printers see is what the full parse of the frame gives.
+@Suite struct CoalescedFrameTests {
+    let printer = "sensor.x1c_00m09a350100123_print_status"
+
+    func bothWays(_ frame: String) throws -> (filtered: [HAMessage]?, parsed: [HAMessage], reader: HAFrameReader) {
+        var filtering = HAFrameReader()
+        var parsing = HAFrameReader()
+        parsing.usesFrameFilter = false
+        let bytes = Array(frame.utf8)
+        let filtered = try bytes.withUnsafeBytes { try filtering.messages(in: $0) }
+        let parsed = try #require(try bytes.withUnsafeBytes { try parsing.messages(in: $0) })
+        return (filtered, parsed, filtering)
+    }
+
+    @Test func householdEventsInAnArrayAreSkippedAndTheRestReadInOrder() throws {
+        // Strings holding brackets, braces, commas and escaped quotes, which
+        // the scan must step over.
+        let tricky = HAFrameReaderTests.event("sensor.odd", #"a \"quoted\" ]},{ [value\\"#)
+        let frame = "[" + HAFrameReaderTests.event("light.kitchen", "on") + ", " + HAFrameReaderTests.event(printer, "running")
+            + ",\n" + tricky + #",{"id":9,"type":"pong"}, "# + HAFrameReaderTests.event("switch.fan", "off") + "]"
+        let (filtered, parsed, reader) = try bothWays(frame)
+        let kept = try #require(filtered)
+        #expect(parsed.count == 5)
+        #expect(kept == [parsed[1], parsed[3]], "the printer's event and the pong, in order")
+        #expect(reader.statistics.filteredEvents == 3)
+        #expect(reader.statistics.filteredFrames == 0)
+        #expect(reader.statistics.messages == 2)
+    }
+
+    @Test func anArrayOfHouseholdEventsIsSkippedWhole() throws {
+        let frame = "[" + ["light.a", "light.b", "sensor.c"].map { HAFrameReaderTests.event($0, "on") }.joined(separator: ",") + "]"
+        let (filtered, parsed, reader) = try bothWays(frame)
+        #expect(filtered == nil)
+        #expect(parsed.count == 3)
+        #expect(reader.statistics.filteredFrames == 1)
+        #expect(reader.statistics.filteredEvents == 3)
+    }
+
+    @Test func aBrokenElementThatIsReadGivesTheFramesOwnError() throws {
+        // The printer's event lacks its closing braces' partner: the element
+        // path gives up and the whole frame is parsed, failing as without the filter.
+        let broken = "[" + HAFrameReaderTests.event("light.a", "on") + #",{"id":5,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"\#(printer)",]}]"#
+        var filtering = HAFrameReader()
+        var parsing = HAFrameReader()
+        parsing.usesFrameFilter = false
+        let bytes = Array(broken.utf8)
+        let a = bytes.withUnsafeBytes { buffer in Result { () throws(HAMessageError) in try filtering.messages(in: buffer) } }
+        let b = bytes.withUnsafeBytes { buffer in Result { () throws(HAMessageError) in try parsing.messages(in: buffer) } }
+        guard case .failure(let filterError) = a, case .failure(let parserError) = b else {
+            Issue.record("expected both to fail: \(a) vs \(b)")
+            return
+        }
+        #expect(filterError == parserError)
+    }
+
+    @Test func framesTheScanCannotFollowAreParsedWhole() {
+        let event = HAFrameReaderTests.event("light.a", "on")
+        for frame in ["[]", "[1]", "[" + event, "[" + event + "]x", "[" + event + ";" + event + "]", #"["{"]"#, "{}", " [ " + event + " ] "] {
+            let elements = Array(frame.utf8).withUnsafeBytes { HAFrameFilter.arrayElements($0) }
+            #expect((elements != nil) == frame.hasPrefix(" ["), "\(frame)")
+        }
+        // Nesting the parser refuses is left to it.
+        let deep = "[" + String(repeating: "{\"a\":", count: JSONParser.maximumDepth) + "1" + String(repeating: "}", count: JSONParser.maximumDepth) + "]"
+        #expect(Array(deep.utf8).withUnsafeBytes { HAFrameFilter.arrayElements($0) } == nil)
     }
 }
 

@@ -10,7 +10,9 @@ import PrintBridgeCore
 /// teach the matchers on the way. For every frame the filter may only skip
 /// what the parser would have found nothing in, and what both read must be
 /// the same messages, the same printer inputs and, through a pipeline each,
-/// the same pushes.
+/// the same pushes. In a coalesced array the filter may leave out household
+/// events (the rest in order), and may read an array whose skipped element
+/// the parser refuses, which loses the whole frame.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
@@ -38,10 +40,28 @@ public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         case (.success(nil), .failure):
             break  // skipped unparsed; the parser refuses it
         case (.success(let a?), .success(let b?)):
-            precondition(a == b, "the same frame read two ways")
+            var kept = a[...]
+            for message in b {
+                if kept.first == message {
+                    kept.removeFirst()
+                    continue
+                }
+                // Left out by the filter: an event about no printer, only in an array.
+                guard case .event = message, HAFrameFilter.arrayElements(slice) != nil else {
+                    fatalError("the same frame read two ways: \(a) vs \(b)")
+                }
+                precondition(parsing.inputs(from: message).isEmpty, "the filter left out printer input: \(message)")
+            }
+            precondition(kept.isEmpty, "the filter read messages the parser did not: \(kept)")
             filteredInputs = a.flatMap { filtering.inputs(from: $0) }
             parsedInputs = b.flatMap { parsing.inputs(from: $0) }
             precondition(filteredInputs == parsedInputs, "the same messages, other inputs")
+        case (.success(let a?), .failure):
+            // A skipped household element the parser refuses: only in an array.
+            // The readers now know different things (a registry result the
+            // parser lost), so the frames after this one are not compared.
+            precondition(HAFrameFilter.arrayElements(slice) != nil, "the filter read a frame the parser refuses: \(a)")
+            return 0
         case (.failure(let a), .failure(let b)):
             precondition(a == b)
         default:

@@ -61,6 +61,74 @@ public enum HAFrameFilter {
         return found
     }
 
+    /// The objects of a frame that is a JSON array of objects (HA's
+    /// coalesced messages: `homeassistant/components/websocket_api/http.py`,
+    /// `_writer`, joins what was queued as `[` + `,`.join + `]`), as byte
+    /// ranges, so each household event in it can be skipped like a frame of
+    /// its own. The scan follows strings (to their closing quote, eight bytes
+    /// at a time) and nesting only; it checks nothing else. Nil for any other
+    /// frame, an element that is not an object, nesting the parser would
+    /// refuse, or anything the scan cannot follow: the parser then reads the
+    /// frame whole and says what is wrong with it.
+    public static func arrayElements(_ frame: UnsafeRawBufferPointer) -> [Range<Int>]? {
+        guard let base = frame.baseAddress else { return nil }
+        let bytes = UnsafePointer<UInt8>(base.assumingMemoryBound(to: UInt8.self))
+        let end = frame.count
+        var i = 0
+        func skipSpace() { while i < end, isSpace(bytes[i]) { i += 1 } }
+        skipSpace()
+        guard i < end, bytes[i] == UInt8(ascii: "[") else { return nil }
+        i += 1
+        var elements: [Range<Int>] = []
+        while true {
+            skipSpace()
+            guard i < end, bytes[i] == UInt8(ascii: "{") else { return nil }
+            let start = i
+            var depth = 0
+            scan: while i < end {
+                switch bytes[i] {
+                case UInt8(ascii: "\""):
+                    // To the closing quote, stepping over escapes.
+                    i += 1
+                    while true {
+                        guard let stop = firstQuoteOrBackslash(bytes, from: i, to: end) else { return nil }
+                        if bytes[stop] == UInt8(ascii: "\"") {
+                            i = stop + 1
+                            break
+                        }
+                        i = stop + 2
+                    }
+                    continue scan
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    // The array itself is one level: deeper than the parser goes, it reads and refuses the frame.
+                    guard depth < JSONParser.maximumDepth - 1 else { return nil }
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 {
+                        i += 1
+                        break scan
+                    }
+                default:
+                    break
+                }
+                i += 1
+            }
+            guard depth == 0, i <= end else { return nil }
+            elements.append(start..<i)
+            skipSpace()
+            guard i < end else { return nil }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            guard bytes[i] == UInt8(ascii: "]") else { return nil }
+            i += 1
+            skipSpace()
+            return i == end ? elements : nil
+        }
+    }
+
     /// HA's own serialisation of a subscribed state_changed event starts
     /// `{"id":N,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"…"`.
     /// When a frame starts exactly so, the entity id that follows is

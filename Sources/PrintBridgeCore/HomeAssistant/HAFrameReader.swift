@@ -24,6 +24,8 @@ public struct HAFrameReader: Sendable {
         public var frames = 0
         /// Frames skipped unparsed: household events.
         public var filteredFrames = 0
+        /// Household events skipped unparsed, alone or inside a coalesced array.
+        public var filteredEvents = 0
         public var messages = 0
         public var stateChanges = 0
         /// Printer entity updates (events and snapshot entries).
@@ -41,14 +43,48 @@ public struct HAFrameReader: Sendable {
     /// Members the pipeline never reads; skipped while parsing.
     static let unreadMembers: Set<String> = ["context"]
 
-    /// The messages of one frame, or nil when the frame is an event about an
-    /// entity that is no printer's (skipped without parsing).
+    /// The messages of one frame, or nil when every message in it is an
+    /// event about an entity that is no printer's (skipped without parsing).
+    /// In a coalesced array each such event is skipped on its own and the
+    /// rest parsed one by one; `statistics.filteredEvents` counts the skipped.
     public mutating func messages(in frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage]? {
         statistics.frames += 1
-        if usesFrameFilter, HAFrameFilter.isIrrelevant(frame, matcher: matcher) {
-            statistics.filteredFrames += 1
-            return nil
+        if usesFrameFilter {
+            if HAFrameFilter.isIrrelevant(frame, matcher: matcher) {
+                statistics.filteredFrames += 1
+                statistics.filteredEvents += 1
+                return nil
+            }
+            if let elements = HAFrameFilter.arrayElements(frame), let read = messages(of: elements, in: frame) {
+                statistics.filteredEvents += elements.count - read.count
+                guard !read.isEmpty else {
+                    statistics.filteredFrames += 1
+                    return nil
+                }
+                statistics.messages += read.count
+                return read
+            }
         }
+        return try parsedWhole(frame)
+    }
+
+    /// A coalesced array's messages, its household events skipped; nil when
+    /// an element does not read as a message (the whole frame is then parsed,
+    /// so the error is the frame's, as without the filter).
+    private func messages(of elements: [Range<Int>], in frame: UnsafeRawBufferPointer) -> [HAMessage]? {
+        var read: [HAMessage] = []
+        for range in elements {
+            let element = UnsafeRawBufferPointer(rebasing: frame[range])
+            if HAFrameFilter.isIrrelevant(element, matcher: matcher) { continue }
+            guard let json = try? JSONParser.parse(element, skippingKeys: Self.unreadMembers),
+                let message = try? HAMessage(json: json)
+            else { return nil }
+            read.append(message)
+        }
+        return read
+    }
+
+    private mutating func parsedWhole(_ frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage] {
         let json: JSONValue
         do throws(JSONParser.Error) {
             json = try JSONParser.parse(frame, skippingKeys: Self.unreadMembers)

@@ -250,7 +250,7 @@ def main():
                                                                       for i in (1, 2, 3)] for name in threads1}
                 results[who].append({"wall": wall, "ns": after[0] - before[0], "ticks": after[1] - before[1],
                                      "voluntary": after[2] - before[2], "involuntary": after[3] - before[3]})
-                sender.append((who, float(streamed[3]), float(streamed[2]), int(streamed[4])))
+                sender.append((who, float(streamed[3]), float(streamed[2]), int(streamed[5])))
                 time.sleep(0.5)
         steal_percent = steal.percent()
         perf_top = stop_perf(profile, args.keep) if profile else None
@@ -314,6 +314,9 @@ def main():
         print(f"  the sender to the {who}: {statistics.median(cpu) * 1000:.0f} ms CPU a stream over "
               f"{statistics.median(wall) * 1000:.0f} ms ({100 * statistics.median(c / s for c, s in zip(cpu, wall)):.0f} % busy: "
               f"{'it was waiting for the receiver' if statistics.median(c / s for c, s in zip(cpu, wall)) < 0.7 else 'IT MAY BE THE LIMIT'})")
+    behind = sum(replies for who, _, _, replies in sender if who == "agent")
+    if behind:
+        print(f"  the agent's pings answered during its streams: {behind} (each pong queued behind events, as HA does)")
     print(f"  hypervisor steal over the streams: {steal_percent:.1f} % of the machine's CPU time")
     if perf_top:
         print("perf, the agent over its streams (the peer's streams too, while it was idle): top functions by their own samples")

@@ -22,8 +22,8 @@ pre-built WebSocket frames written with raw non-blocking socket writes of
 printed with each stream). After the last event a WebSocket ping (as
 aiohttp's heartbeat sends them); the client's pong says it has handled every
 frame before it (libwebsockets answers it in order, after the frames ahead
-of it). Then "STREAMED <conn> <wall seconds> <sender CPU seconds> <bytes>"
-and the connection waits for the next GO.
+of it). Then "STREAMED <conn> <wall seconds> <sender CPU seconds> <bytes>
+<replies sent behind events>" and the connection waits for the next GO.
 
 Frames are cut as HA's writer cuts them (homeassistant/components/
 websocket_api/http.py in HA 2024.3, WebSocketHandler._writer): to a client
@@ -287,6 +287,7 @@ class Connection(threading.Thread):
         sock.setblocking(False)
         self.streaming = True
         self.pong = None
+        self.replies_behind_events = 0  # replies sent inside an array behind events
         wall0, cpu0 = time.perf_counter(), time.thread_time()
         sent = 0
         index = 0
@@ -326,7 +327,7 @@ class Connection(threading.Thread):
             if not self.read():
                 raise ConnectionError("the client closed the connection")
         wall1 = time.perf_counter()
-        self.server.say(f"STREAMED {self.number} {wall1 - wall0:.6f} {cpu1 - cpu0:.6f} {sent}")
+        self.server.say(f"STREAMED {self.number} {wall1 - wall0:.6f} {cpu1 - cpu0:.6f} {sent} {self.replies_behind_events}")
 
     def queued_behind_events(self, batches, chunks, starts, index):
         """What came due while streaming, as HA's writer sends it: control
@@ -337,6 +338,7 @@ class Connection(threading.Thread):
         self.pending_frames, self.pending_replies = [], []
         if not self.coalesce or index >= len(chunks):
             return control + b"".join(frame(1, text) for text in replies)
+        self.replies_behind_events += len(replies)
         first = starts[index]
         last = starts[index + 1] if index + 1 < len(starts) else len(batches)
         frames = [batches[first] + replies] + batches[first + 1:last]

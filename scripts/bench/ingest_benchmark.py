@@ -163,8 +163,8 @@ def main():
     parser.add_argument("--per-frame", default="ha", type=per_frame_option,
                         help="events a frame: ha (as HA 2024.3 coalesced a flood; the default) or a number")
     parser.add_argument("--callgrind", type=int, default=0, metavar="N",
-                        help="also count the agent's instructions over a stream of N events")
-    parser.add_argument("--keep", metavar="DIR", help="copy the callgrind dump and the perf data into DIR")
+                        help="also count the agent's and the peer's instructions over a stream of N events each")
+    parser.add_argument("--keep", metavar="DIR", help="copy the callgrind dumps and the perf data into DIR")
     parser.add_argument("--perf", action="store_true",
                         help="also sample the agent with perf over its streams and print its top functions")
     parser.add_argument("--skip-build", action="store_true")

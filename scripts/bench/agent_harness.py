@@ -70,6 +70,15 @@ def use_test_python():
     os.execv(TEST_PYTHON, [TEST_PYTHON] + sys.argv)
 
 
+def ensure_orjson():
+    """orjson (the parse-only peers' parser) in the running virtual environment
+    (after `use_test_python`: .build/test-venv), installed when missing."""
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "orjson"])
+
+
 def threads(pid):
     """{tid: (name, voluntary, involuntary)} of the process's threads now."""
     result = {}

@@ -19,18 +19,11 @@ import re
 import subprocess
 import sys
 
-from agent_harness import use_test_python
+from agent_harness import ensure_orjson, use_test_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 TARGET_RATIO = 4.0
-
-
-def ensure_orjson():
-    try:
-        import orjson  # noqa: F401
-    except ImportError:
-        subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "orjson"])
 
 
 def run_child(cmd, stdout=subprocess.DEVNULL):

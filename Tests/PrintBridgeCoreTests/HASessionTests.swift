@@ -61,6 +61,23 @@ import Testing
         #expect(ids == [1, 2, 3, 4])
     }
 
+    /// HA writes a pong behind whatever it has queued; with a backlog of
+    /// events the agent reads for longer than the timeout, the pong is late
+    /// but the link is plainly alive. Silence after the last event still
+    /// closes it within the timeout.
+    @Test func aPongLateBehindABacklogOfEventsKeepsTheLink() {
+        var session = liveSession()
+        _ = session.tick(at: t0 + 30)  // ping
+        for second in stride(from: 31.0, through: 60.0, by: 3) {
+            session.receivedUnparsedEvent(at: t0 + second)
+            #expect(session.tick(at: t0 + second + 2.5).isEmpty, "events still arriving at \(second) s")
+        }
+        #expect(session.nextDeadline == t0 + 58 + 10)
+        #expect(session.tick(at: t0 + 67.9).isEmpty)
+        #expect(session.tick(at: t0 + 68) == [.close(reason: "no pong within 10 s")])
+        #expect(session.takeNotices().contains(.pongMissing))
+    }
+
     @Test func pingsEvery30SecondsAndDropsASilentLink() {
         var session = liveSession()
         #expect(session.tick(at: t0 + 29).isEmpty)

@@ -9,7 +9,9 @@
 /// `subscribe_events` for each of the printer integrations' own bus event
 /// types (`busEventTypes`, which the link takes from the integrations its
 /// frame reader knows). A ping goes out every
-/// `pingInterval`; no pong within `pongTimeout` closes the connection. Any
+/// `pingInterval`; no pong and no other message within `pongTimeout` closes
+/// the connection (a pong queued behind a backlog of events HA is still
+/// sending is late, not missing: the traffic shows the link alive). Any
 /// disconnect is followed by a reconnect after an exponential, capped,
 /// jittered wait; a rejected token waits `authRetryDelay` (minutes, not a
 /// hot loop).
@@ -256,7 +258,7 @@ public struct HASession: Sendable {
         case .connecting:
             return []
         case .authenticating, .synchronising, .live:
-            if let pending = pendingPing, now - pending.sentAt >= configuration.pongTimeout {
+            if let pending = pendingPing, now - silentSince(pending.sentAt) >= configuration.pongTimeout {
                 pendingPing = nil
                 notices.append(.pongMissing)
                 return [.close(reason: "no pong within \(Int(configuration.pongTimeout)) s")]
@@ -286,9 +288,15 @@ public struct HASession: Sendable {
         case .connecting: return nil
         case .authenticating: return lastActivity.map { $0 + configuration.pingInterval }
         case .synchronising, .live:
-            if let pending = pendingPing { return pending.sentAt + configuration.pongTimeout }
+            if let pending = pendingPing { return silentSince(pending.sentAt) + configuration.pongTimeout }
             return lastPingSent.map { $0 + configuration.pingInterval }
         }
+    }
+
+    /// The last sign of life since a ping went out: the ping itself, or any message after it.
+    private func silentSince(_ sentAt: EpochTime) -> EpochTime {
+        guard let lastActivity, lastActivity > sentAt else { return sentAt }
+        return lastActivity
     }
 
     /// `{"id":N,<members>}` with the next id.

@@ -46,6 +46,7 @@ let package = Package(
         // (scripts/bench/path_instructions.py).
         .executableTarget(name: "PathInstructions", dependencies: [
             .product(name: "PrintBridgeCore", package: "PrintBridge"),
+            .product(name: "APNsClient", package: "PrintBridge"),
         ], linkerSettings: releaseLinking),
     ]
 )

@@ -75,7 +75,7 @@ public final class APNsSender: PushSender {
             }
             let response: HTTP2Response
             do {
-                response = try await client.send(request(for: push, apnsID: apnsID, jwt: jwt))
+                response = try await client.send(Self.request(for: push, apnsID: apnsID, jwt: jwt))
             } catch let error as HTTP2TransportError {
                 if error.isShutdown { return .gaveUp(cause: .shutDown, attempts: attempts) }
                 lastProblem = .connection(error.message)
@@ -117,8 +117,10 @@ public final class APNsSender: PushSender {
         await sleep(retry.delay(afterAttempt: attempt, random: Double.random(in: 0...1)))
     }
 
-    /// The HTTP/2 request for a push: path, APNs headers, payload.
-    func request(for push: Push, apnsID: String, jwt: String) -> HTTP2Request {
+    /// The HTTP/2 request for a push: path, APNs headers, payload (public
+    /// for the benchmark that counts a push's instructions from HA frame to
+    /// request, Benchmarks/Sources/PathInstructions).
+    public static func request(for push: Push, apnsID: String, jwt: String) -> HTTP2Request {
         var headers: [(String, String)] = [
             ("authorization", "bearer " + jwt),
             ("apns-push-type", push.kind.rawValue),

@@ -414,3 +414,45 @@ import Testing
         #expect(resync.alerts.events == [.milestone])
     }
 }
+
+/// A print told to many phones: each distinct payload is encoded once and its
+/// bytes shared, and what differs between phones (their language, their own
+/// name for the printer) still reaches each of them.
+@Suite struct FanOutPayloadTests {
+    @Test func phonesShareBytesOnlyWhereTheirPayloadIsTheSame() {
+        var phones: [Device] = []
+        for (index, language) in ["en", "en", "de", "en"].enumerated() {
+            var phone = device()
+            phone.id = "phone\(index)"
+            phone.apnsToken = String(repeating: "\(index)", count: 64)
+            phone.language = language
+            phone.activityTokens = [HA.x1c: String(repeating: "a\(index)", count: 32)]
+            if index == 3 {
+                phone.printerName = "Garage"  // its own name, for the one printer it follows
+                phone.printerPrefixes = [HA.x1c]
+            }
+            phones.append(phone)
+        }
+        let clock = ManualClock(EpochTime(seconds: 1_000_000))
+        var pipeline = PrinterPipeline(devices: phones, clock: clock)
+        let status = HA.entity(HA.x1c, "_print_status")
+        var pushes: [Push] = []
+        for message in [HA.change(status, from: "idle", to: "running", at: 1_000_000), HA.change(status, from: "running", to: "finish", at: 1_003_600)] {
+            if let time = message.time {
+                pushes += pipeline.fireDue(upTo: time).pushes
+                clock.set(time)
+            }
+            pushes += pipeline.handle(message).pushes
+        }
+        let complete = Dictionary(uniqueKeysWithValues: pushes.filter { $0.kind == .alert && $0.event == .complete }.map { ($0.deviceID, $0.payload) })
+        #expect(complete.count == 4)
+        #expect(complete["phone0"] == complete["phone1"], "the same language and name: the same bytes")
+        #expect(complete["phone0"] != complete["phone2"], "German")
+        #expect(complete["phone0"] != complete["phone3"], "its own name for the printer")
+        #expect(String(decoding: complete["phone3"] ?? [], as: UTF8.self).contains("Garage"))
+        let ends = pushes.filter { $0.kind == .liveActivity && $0.event == .end }
+        #expect(ends.count == 4)
+        #expect(Set(ends.map(\.payload)).count == 1, "one Live Activity end for every token")
+        #expect(Set(ends.map(\.token)).count == 4)
+    }
+}

@@ -7,6 +7,12 @@ import PrinterActivityContent
 
 /// Builds the pushes of one plan for every device concerned.
 struct PushBuilder {
+    /// What tells one phone's alert payload from another's.
+    private struct PayloadKey: Hashable {
+        var language: String
+        var printerName: String
+    }
+
     let configuration: PlannerConfiguration
     /// The printer with only the current print's readings (`PrinterSnapshot.currentPrint`).
     var snapshot: PrinterSnapshot
@@ -92,9 +98,12 @@ struct PushBuilder {
     /// The planner holds back those over a phone's hourly allowance.
     mutating func backgroundRefresh(_ record: PrintRecord, status: PrintStatus) {
         let payload = BackgroundPayload(record: record, status: status)
+        var encoded: Result<[UInt8], PayloadError>?  // one payload for every phone: encoded once
         for device in devices where device.follows(prefix) && device.preferences.wants(.history) {
+            let bytes = encoded ?? Result { () throws(PayloadError) in try payload.encoded() }
+            encoded = bytes
             add(
-                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .background, event: .history,
+                payload: { () throws(PayloadError) in try bytes.get() }, kind: .background, event: .history,
                 device: device, token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic,
                 priority: 5, collapseID: PayloadLimits.collapseID(prefix: prefix, event: Push.Event.history.rawValue),
                 expiration: now + configuration.backgroundExpiration,
@@ -110,16 +119,28 @@ struct PushBuilder {
     ) -> Set<String> {
         let progress = Int((snapshot.progress ?? 0).rounded(.down))
         var recipients: Set<String> = []
+        // Phones differ only in language and the printer's name: each
+        // distinct payload is encoded once and its bytes shared (the JSON
+        // encoder is ~70,000 instructions a payload; a fan-out to
+        // thousands of phones paid it for every one).
+        var encoded: [PayloadKey: Result<[UInt8], PayloadError>] = [:]
         for device in devices where device.follows(prefix) && device.preferences.wants(event) {
             guard !skipping.contains(device.id), only?.contains(device.id) ?? true else { continue }
             recipients.insert(device.id)
             let catalog = configuration.catalog(for: device)
-            let payload = AlertPayload(
-                event: event, prefix: prefix, printerName: printerName(for: device), fileName: snapshot.fileName,
-                status: status, progress: status == .complete ? 100 : progress, milestone: milestone,
-                detail: detail(catalog), catalog: catalog)
+            let name = printerName(for: device)
+            let key = PayloadKey(language: catalog.language, printerName: name)
+            let bytes = encoded[key] ?? {
+                let payload = AlertPayload(
+                    event: event, prefix: prefix, printerName: name, fileName: snapshot.fileName,
+                    status: status, progress: status == .complete ? 100 : progress, milestone: milestone,
+                    detail: detail(catalog), catalog: catalog)
+                let result = Result { () throws(PayloadError) in try payload.encoded() }
+                encoded[key] = result
+                return result
+            }()
             add(
-                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .alert, event: event,
+                payload: { () throws(PayloadError) in try bytes.get() }, kind: .alert, event: event,
                 device: device, token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic,
                 priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: collapseKey ?? event.rawValue),
                 expiration: now + configuration.alertExpiration, milestone: milestone, idName: idName,
@@ -135,10 +156,13 @@ struct PushBuilder {
         let state = snapshot.contentState(status: status)
         let payload = LiveActivityPayload.update(state, at: now, staleAfter: configuration.staleAfter)
         var sent = false
+        var encoded: Result<[UInt8], PayloadError>?  // one payload for every token: encoded once
         for device in devices {
             guard let token = device.activityTokens[prefix] else { continue }
+            let bytes = encoded ?? Result { () throws(PayloadError) in try payload.encoded() }
+            encoded = bytes
             add(
-                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .liveActivity, event: .update,
+                payload: { () throws(PayloadError) in try bytes.get() }, kind: .liveActivity, event: .update,
                 device: device, token: token, tokenKind: .activity, topic: configuration.liveActivityTopic,
                 priority: priority, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity"),
                 expiration: now + configuration.staleAfter)
@@ -151,10 +175,13 @@ struct PushBuilder {
     mutating func liveActivityEnd(status: PrintStatus) {
         let payload = LiveActivityPayload.end(
             snapshot.contentState(status: status), at: now, dismissAfter: configuration.dismissAfter)
+        var encoded: Result<[UInt8], PayloadError>?  // one payload for every token: encoded once
         for device in devices {
             guard let token = device.activityTokens[prefix] else { continue }
+            let bytes = encoded ?? Result { () throws(PayloadError) in try payload.encoded() }
+            encoded = bytes
             add(
-                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .liveActivity, event: .end,
+                payload: { () throws(PayloadError) in try bytes.get() }, kind: .liveActivity, event: .end,
                 device: device, token: token, tokenKind: .activity, topic: configuration.liveActivityTopic,
                 priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity"),
                 expiration: now + configuration.dismissAfter)
@@ -166,20 +193,28 @@ struct PushBuilder {
     /// and have no activity for this printer yet. Its payload carries the
     /// "Print Started" alert, so it follows the device's start preference.
     mutating func pushToStart() {
+        var encoded: [PayloadKey: Result<[UInt8], PayloadError>] = [:]
         for device in devices {
             guard let token = device.pushToStartToken, device.follows(prefix),
                 device.preferences.wants(.started), device.activityTokens[prefix] == nil
             else { continue }
             let name = printerName(for: device)
-            let file = snapshot.fileName ?? configuration.catalog(for: device).text(.unnamedFile)
-            let attributes = PrinterActivityAttributes(
-                filename: file, startTime: Date(timeIntervalSince1970: now.seconds), printerName: name,
-                printerModel: printerModel, entityPrefix: prefix)
-            let payload = LiveActivityPayload.start(
-                snapshot.contentState(status: .running), attributes: attributes, at: now,
-                staleAfter: configuration.staleAfter, catalog: configuration.catalog(for: device))
+            let catalog = configuration.catalog(for: device)
+            let key = PayloadKey(language: catalog.language, printerName: name)
+            let bytes = encoded[key] ?? {
+                let file = snapshot.fileName ?? catalog.text(.unnamedFile)
+                let attributes = PrinterActivityAttributes(
+                    filename: file, startTime: Date(timeIntervalSince1970: now.seconds), printerName: name,
+                    printerModel: printerModel, entityPrefix: prefix)
+                let payload = LiveActivityPayload.start(
+                    snapshot.contentState(status: .running), attributes: attributes, at: now,
+                    staleAfter: configuration.staleAfter, catalog: catalog)
+                let result = Result { () throws(PayloadError) in try payload.encoded() }
+                encoded[key] = result
+                return result
+            }()
             add(
-                payload: { () throws(PayloadError) in try payload.encoded() }, kind: .liveActivity, event: .start,
+                payload: { () throws(PayloadError) in try bytes.get() }, kind: .liveActivity, event: .start,
                 device: device, token: token, tokenKind: .pushToStart, topic: configuration.liveActivityTopic,
                 priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity-start"),
                 expiration: now + configuration.staleAfter)

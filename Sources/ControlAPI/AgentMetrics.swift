@@ -94,24 +94,25 @@ public final class AgentMetrics: Sendable {
     }
 
     public func haConnected() {
+        // The gauges are set under the state's lock, so they follow it in the same order.
         state.withLock {
             $0.haConnected = true
             $0.haDisconnectedSince = nil
+            haConnectedGauge.record(1)
         }
-        haConnectedGauge.record(1)
     }
 
     public func haDisconnected() {
         let now = clock.now().seconds
-        let wasConnected = state.withLock {
-            let wasConnected = $0.haConnected
-            if wasConnected { $0.haReconnects += 1 }
+        state.withLock {
+            if $0.haConnected {
+                $0.haReconnects += 1
+                haReconnectsCounter.increment()
+            }
             $0.haConnected = false
             if $0.haDisconnectedSince == nil { $0.haDisconnectedSince = now }
-            return wasConnected
+            haConnectedGauge.record(0)
         }
-        if wasConnected { haReconnectsCounter.increment() }
-        haConnectedGauge.record(0)
     }
 
     /// The agent's view: printers tracked and devices that receive alerts.
@@ -189,8 +190,8 @@ public final class AgentMetrics: Sendable {
         state.withLock {
             $0.outboxCount = count
             $0.outboxOldest = oldest?.seconds
+            outboxPushes.record(count)
         }
-        outboxPushes.record(count)
     }
 
     /// The Prometheus text exposition (version 0.0.4), as swift-prometheus

@@ -45,6 +45,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // Heap: the timed work of the agent's own queues (already in the graph through async-algorithms).
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // /metrics: the agent's metrics, and any library's, through the ecosystem's
+        // API (swift-metrics), kept and rendered by swift-prometheus.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System C libraries, one target each (Debian -dev packages).
@@ -118,6 +122,8 @@ let package = Package(
             dependencies: [
                 "PrintBridgeCore", "DeviceStore", "NamedThreads", "COpenSSL", "TimeZones",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
         // Structured logs: JSON lines (or text for people) through swift-log.
@@ -166,6 +172,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             linkerSettings: releaseLinking),
 
@@ -192,7 +199,10 @@ let package = Package(
             dependencies: ["DeviceStore", "PrintBridgeCore", "CSQLite", "TestSupport"]),
         .testTarget(
             name: "ControlAPITests",
-            dependencies: ["ControlAPI", "DeviceStore", "PrintBridgeCore", "Snapshots"]),
+            dependencies: [
+                "ControlAPI", "DeviceStore", "PrintBridgeCore", "Snapshots", "TestSupport",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         .testTarget(
             name: "DeployTests",
             dependencies: ["TestSupport"]),

@@ -37,6 +37,11 @@ let package = Package(
         .executableTarget(name: "StatisticsBenchmark", dependencies: [
             .product(name: "DeviceStore", package: "PrintBridge"), .product(name: "PrintBridgeCore", package: "PrintBridge"),
         ], linkerSettings: releaseLinking),
+        // The agent's metrics: a counter moved, /metrics rendered
+        // (docs/BEHAVIOUR.md, "Health and metrics").
+        .executableTarget(name: "MetricsBenchmark", dependencies: [
+            .product(name: "ControlAPI", package: "PrintBridge"), .product(name: "PrintBridgeCore", package: "PrintBridge"),
+        ], linkerSettings: releaseLinking),
         // PrintBridge's JSON reader beside FoundationEssentials' JSONDecoder
         // (docs/BEHAVIOUR.md: why a JSON reader of our own).
         .executableTarget(name: "JSONComparison", dependencies: [

@@ -20,6 +20,11 @@ command -v chromium >/dev/null || missing+=(chromium fonts-dejavu-core)
 command -v curl >/dev/null || missing+=(curl)
 # openssl s_client checks the API's TLS settings, and makes a certificate of the user's own (APITLSTests).
 command -v openssl >/dev/null || missing+=(openssl)
+# promtool checks /metrics (`promtool check metrics`: the text format and
+# Prometheus' naming rules); Debian ships it in prometheus (19 MB). Where
+# services start on install (no policy-rc.d saying no), that also starts a
+# Prometheus server on :9090, which the tests neither use nor mind.
+command -v promtool >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   run apt-get update -qq && run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

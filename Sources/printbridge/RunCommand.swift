@@ -3,6 +3,7 @@ import AgentSettings
 import APNsClient
 import ArgumentParser
 import ControlAPI
+import CoreMetrics
 import DeviceStore
 import EventReplay
 import HomeAssistantLink
@@ -78,6 +79,13 @@ struct RunCommand: AsyncParsableCommand {
             maximumMessageBytes: settings.homeAssistant.maximumMessageBytes)
         let metrics = AgentMetrics(
             haGracePeriod: settings.delivery.healthGrace, apnsMode: dryRun ? "dry-run" : "configured")
+        // The agent's own metrics are made with this factory explicitly; the
+        // process-wide one is for libraries, which report through
+        // `MetricsSystem` (swift-metrics' global factory, set once per
+        // process): bootstrapped with the same factory, whatever they count
+        // shows on /metrics beside the agent's. Only here, in the command:
+        // library code and tests never bootstrap it.
+        MetricsSystem.bootstrap(metrics.factory)
         metrics.readCounts { [link] in
             let events = link.eventStatistics
             return .init(

@@ -6,6 +6,7 @@ import PrintBridgeCore
 import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
+import TestSupport
 
 /// The daemon's behaviour in this process: a scripted HA stream, a
 /// recording sender, a manual clock and a real store in a temporary directory.
@@ -56,9 +57,9 @@ import Testing
             #expect(Set(h.alerts.map(\.apnsID)).count == 1, "one apns-id for every attempt")
         }
         #expect(try h.store.outbox().isEmpty)
-        let exposition = h.metrics.exposition()
-        #expect(exposition.contains("printbridge_apns_failed_attempts_total 1"))
-        #expect(exposition.contains("printbridge_outbox_pushes 0"))
+        let exposition = try PrometheusText(h.metrics.exposition())
+        #expect(exposition.value("printbridge_apns_failed_attempts_total") == 1)
+        #expect(exposition.value("printbridge_outbox_pushes") == 0)
     }
 
     @Test func aTokenAPNsCallsDeadIsRemovedFromTheStoreAndNotUsedAgain() async throws {
@@ -106,7 +107,7 @@ import Testing
             _ = try other.register(apnsToken: String(repeating: "12", count: 32), haURL: nil, printerPrefix: nil, printerName: nil)
             await h.handled.wait(for: .devicesChanged, count: 1)
         }
-        #expect(h.metrics.exposition().contains("printbridge_devices 1"))
+        #expect(try PrometheusText(h.metrics.exposition()).value("printbridge_devices") == 1)
     }
 
     @Test func newSettingsApplyToTheNextChange() async throws {
@@ -209,7 +210,7 @@ import Testing
         #expect(reconnect?.metadata["reconnect.attempt"] == "3")
         let lost = h.logs.all.first { $0.message == "disconnected from Home Assistant" && $0.level == .warning }
         #expect(lost?.metadata["ha.reason"] == "connection closed")
-        #expect(h.metrics.exposition().contains("printbridge_ha_reconnects_total 1"))
+        #expect(try PrometheusText(h.metrics.exposition()).value("printbridge_ha_reconnects_total") == 1)
     }
 
     @Test func theAPISeesThePrinterAfterItChanges() async throws {
@@ -220,7 +221,7 @@ import Testing
         }
         let printers = h.published
         #expect(printers.map(\.prefix) == [AgentHarness.printer])
-        #expect(h.metrics.exposition().contains("printbridge_printers 1"))
+        #expect(try PrometheusText(h.metrics.exposition()).value("printbridge_printers") == 1)
     }
 }
 

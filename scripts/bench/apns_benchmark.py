@@ -16,7 +16,14 @@ round with the median PrintBridge/aioapns ratio is shown. Targets:
 PrintBridge >= 10x aioapns; its share of the h2load ceiling is printed (the
 long-term goal is 90 %).
 
-usage: python3 scripts/bench/apns_benchmark.py [--count 30000] [--concurrency 100] [--rounds 3] [--skip-build]
+Then the end-to-end fan-out: `printbridge replay SampleEvents/bambu-full-print.jsonl
+--devices FILE --send` (the deployed agent) tells one print to --phones phones
+(each following the printer, its alerts only), whole process timed: reading
+the recording, planning every phone's pushes, sending them; beside aioapns
+sending as many pushes with as many in flight as the agent had at most
+(its batches of up to 1,000). Target: >= 10x aioapns.
+
+usage: python3 scripts/bench/apns_benchmark.py [--count 30000] [--concurrency 100] [--rounds 3] [--phones 10000] [--skip-build]
 """
 import argparse
 import base64
@@ -119,11 +126,53 @@ class H2Mock:
         return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 
 
+def fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key):
+    """`replay --send` of one print to many phones against aioapns sending as many pushes."""
+    devices = os.path.join(workdir, "phones.json")
+    with open(devices, "w") as f:
+        json.dump([{"apnsToken": f"{index + 1:064x}", "printerPrefix": "x1c_00m09a350100123"}
+                   for index in range(args.phones)], f)
+    recording = os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")
+    binary = os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
+    steal = StealMeter()
+    server = H2Mock(pin_server, cert, server_key)
+    environment = dict(os.environ, APNS_TEAM_ID=TEAM_ID, APNS_KEY_ID=KEY_ID, APNS_BUNDLE_ID=BUNDLE,
+                       APNS_KEY_PATH=signing_key, APNS_BASE_URL=f"https://127.0.0.1:{server.port}", APNS_CA_FILE=cert)
+    started = time.monotonic()
+    # The recording's hours pass at once: every push is due when it is planned.
+    result = subprocess.run(pin_client + ["/usr/bin/time", "-f", "peak-rss-kib %M", binary, "replay", recording,
+                                          "--devices", devices, "--send", "--speed", "1000000"],
+                            env=environment, capture_output=True, text=True)
+    seconds = time.monotonic() - started
+    connections, requests = server.stop()
+    if result.returncode != 0:
+        sys.exit("replay --send failed:\n" + result.stderr[-2000:])
+    if sum(1 for line in result.stdout.splitlines() if line.strip()) != requests:
+        sys.exit(f"replay --send printed other outcomes than the {requests} requests h2mock answered")
+    delivered = sum(1 for line in result.stdout.splitlines() if '"delivered"' in line or " delivered" in line)
+    rss = int(re.search(r"peak-rss-kib (\d+)", result.stderr).group(1)) / 1024
+    agent = {"delivered": requests, "outcome_lines": delivered, "seconds": seconds, "pushes_per_second": requests / seconds,
+             "connections": connections, "peak_rss_mib": rss}
+    # aioapns at the agent's most in flight and at the sender benchmark's;
+    # the faster of the two is the one compared.
+    peers = []
+    for concurrency in sorted({min(1000, args.phones), args.concurrency}):
+        server = H2Mock(pin_server, cert, server_key)
+        peer = json.loads(subprocess.run(
+            pin_client + [sys.executable, AIOAPNS_CLIENT, str(server.port), cert, signing_key, TEAM_ID, KEY_ID, BUNDLE,
+                          str(requests), str(concurrency)], capture_output=True, text=True, check=True).stdout)
+        server.stop()
+        peers.append((peer["pushes_per_second"], concurrency, peer))
+    _, concurrency, peer = max(peers, key=lambda p: p[0])
+    return {"printbridge": agent, "aioapns": peer, "concurrency": concurrency, "steal": steal.percent()}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=30_000)
     parser.add_argument("--concurrency", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--phones", type=int, default=10_000, help="the fan-out's phones (0: no fan-out)")
     parser.add_argument("--skip-build", action="store_true")
     args = parser.parse_args()
     ensure_tools()
@@ -131,6 +180,9 @@ def main():
     if not args.skip_build:
         subprocess.check_call([os.path.join(ROOT, "scripts", "build-release.sh"), "APNsBenchmark"], cwd=ROOT,
                               stdout=subprocess.DEVNULL)
+        if args.phones:
+            subprocess.check_call([os.path.join(ROOT, "scripts", "build-release.sh")], cwd=ROOT,
+                                  stdout=subprocess.DEVNULL)
     workdir = tempfile.mkdtemp(prefix="printbridge-apns-bench-")
     pin_server, pin_client = [], []
     if (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
@@ -176,6 +228,7 @@ def main():
             figures["printbridge"]["connections"], _ = server.stop()
             rounds.append(figures)
         steal = steal.percent()
+        fanout = fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key) if args.phones else None
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -200,6 +253,21 @@ def main():
     print(f"PrintBridge / aioapns: {ratio:.1f}x (target >= {TARGET_VERSUS_AIOAPNS:.0f}x): "
           f"{'met' if ratio >= TARGET_VERSUS_AIOAPNS else 'NOT met'}")
     print(f"PrintBridge / h2load ceiling: {100 * ceiling:.0f} % (long-term goal 90 %)")
+    if fanout:
+        agent, peer = fanout["printbridge"], fanout["aioapns"]
+        print(f"fan-out: one print (SampleEvents/bambu-full-print.jsonl) to {args.phones:,} phones, "
+              f"{agent['delivered']:,} pushes, to h2mock; steal {fanout['steal']:.1f} %")
+        print(f"  printbridge replay --send, the whole process: {agent['seconds']:.2f} s, "
+              f"{agent['pushes_per_second']:,.0f} pushes/s, {agent['connections']} TLS connection(s), peak RSS "
+              f"{agent['peak_rss_mib']:.1f} MiB")
+        print(f"  aioapns, the same number of pushes, {fanout['concurrency']} in flight (its faster of "
+              f"{args.concurrency} and 1,000): {peer['seconds']:.2f} s, "
+              f"{peer['pushes_per_second']:,.0f} pushes/s")
+        fan_ratio = agent["pushes_per_second"] / peer["pushes_per_second"]
+        print(f"  PrintBridge / aioapns end to end: {fan_ratio:.1f}x (target >= {TARGET_VERSUS_AIOAPNS:.0f}x): "
+              f"{'met' if fan_ratio >= TARGET_VERSUS_AIOAPNS else 'NOT met'}")
+        if agent["delivered"] != peer["delivered"]:
+            sys.exit("the fan-out's pushes were not all delivered")
     if shown["printbridge"]["delivered"] != args.count:
         sys.exit("not every push was delivered")
     if shown["printbridge"]["connections"] != 1:

@@ -59,6 +59,15 @@ import Testing
         let text = "a\"b\\c\n\u{01}é"
         #expect(try JSONParser.parse(JSONText.quoted(text)) == .string(text))
         #expect(JSONText.object([("x", "1"), ("y", JSONText.quoted("z"))]) == #"{"x":1,"y":"z"}"#)
+        // The exact text, escapes and all, and plain text as it is.
+        #expect(JSONText.quoted(text) == #""a\"b\\c\n\u0001é""#)
+        #expect(JSONText.quoted("Print Complete! 🎉 benchy.3mf") == "\"Print Complete! 🎉 benchy.3mf\"")
+        #expect(JSONText.quoted("") == "\"\"")
+        #expect(JSONText.quoted("\u{8}\u{c}\r\t\u{1f}") == #""\b\f\r\t\u001f""#)
+        for byte in 0..<0x20 {
+            let control = String(UnicodeScalar(UInt8(byte)))
+            #expect(try JSONParser.parse(JSONText.quoted("x" + control)) == .string("x" + control))
+        }
     }
 }
 

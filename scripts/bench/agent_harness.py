@@ -135,3 +135,19 @@ def start_dry_run_agent(binary, work):
     agent = subprocess.Popen([binary, "run", "--dry-run", "--devices", devices], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return ha, agent, api_port
+
+
+def callgrind_instructions(command, env=None, who="callgrind"):
+    """(instructions, stdout) of `command` run to its end under callgrind:
+    its total count, which does not move with the machine's load. Exits
+    with the end of valgrind's output when the run fails."""
+    import re
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="printbridge-callgrind-") as workdir:
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={workdir}/callgrind.out"] + command,
+            capture_output=True, text=True, env=env)
+    found = re.search(r"Collected : (\d+)", result.stderr)
+    if result.returncode != 0 or not found:
+        sys.exit(f"{who}: callgrind failed:\n{result.stdout[-1000:]}{result.stderr[-2000:]}")
+    return int(found.group(1)), result.stdout

@@ -13,12 +13,11 @@ usage: python3 scripts/bench/metrics_benchmark.py [--skip-build] [--binary PATH]
 """
 import argparse
 import os
-import re
 import subprocess
-import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from agent_harness import ROOT, callgrind_instructions
+
 BENCHMARK = os.path.join(ROOT, ".build", "deploy-benchmarks", "release", "MetricsBenchmark")
 
 
@@ -28,16 +27,11 @@ def instructions(binary, arguments):
     process, which moves a dictionary's walk and so the count). The program
     runs without its debug information: valgrind 3.19 (Debian 12) gives up
     on the DWARF 5 that clang writes for swift-atomics' C shim."""
-    with tempfile.TemporaryDirectory(prefix="printbridge-metrics-callgrind-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="printbridge-metrics-strip-") as workdir:
         plain = os.path.join(workdir, "MetricsBenchmark")
         subprocess.check_call(["strip", "--strip-debug", "-o", plain, binary])
-        result = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={workdir}/callgrind.out", plain] + arguments,
-            capture_output=True, text=True, env=dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1"))
-    found = re.search(r"Collected : (\d+)", result.stderr)
-    if result.returncode != 0 or not found:
-        sys.exit(f"metrics_benchmark.py: callgrind failed:\n{result.stderr[-2000:]}")
-    return int(found.group(1))
+        return callgrind_instructions([plain] + arguments, env=dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1"),
+                                      who="metrics_benchmark.py")[0]
 
 
 def main():

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from agent_harness import install_packages
+from agent_harness import callgrind_instructions, install_packages
 from steal import StealMeter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,18 +37,13 @@ BINARY = os.path.join(ROOT, ".build", "deploy-benchmarks", "release", "PathInstr
 TARGET_IGNORED = 2000
 
 
-def instructions(events_file, mode, rounds, workdir):
-    out = os.path.join(workdir, f"callgrind.{mode}.{rounds}")
+def instructions(events_file, mode, rounds):
+    """(instructions, events counted, report) of one run of PathInstructions."""
     env = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1")
-    result = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", BINARY, events_file, mode,
-                             str(rounds)], capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        sys.exit(f"PathInstructions {mode} {rounds} failed:\n{result.stdout}{result.stderr}")
-    match = re.search(r"Collected : (\d+)", result.stderr) or re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
-    if not match:
-        sys.exit("no instruction count in callgrind's output:\n" + result.stderr)
-    counted = int(re.search(r"counted (\d+)", result.stdout).group(1))
-    return int(match.group(1).replace(",", "")), counted, result.stdout.strip()
+    total, stdout = callgrind_instructions([BINARY, events_file, mode, str(rounds)], env=env,
+                                           who=f"PathInstructions {mode} {rounds}")
+    counted = int(re.search(r"counted (\d+)", stdout).group(1))
+    return total, counted, stdout.strip()
 
 
 def seconds_per_event(events_file, mode, events):
@@ -83,8 +78,8 @@ def main():
                             ("parsed", "reference: the same frame parsed whole"),
                             ("alert", "a print's frames to APNs requests, per push")]:
             meter = StealMeter()
-            one, counted_one, _ = instructions(events_file, mode, 1, workdir)
-            two, counted_two, report = instructions(events_file, mode, 2, workdir)
+            one, counted_one, _ = instructions(events_file, mode, 1)
+            two, counted_two, report = instructions(events_file, mode, 2)
             events = counted_two - counted_one
             per_event = (two - one) / events
             seconds = seconds_per_event(events_file, mode, events)

@@ -38,13 +38,11 @@ import glob
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from agent_harness import ROOT, run_as_root
+from agent_harness import ROOT, callgrind_instructions, run_as_root
 from steal import StealMeter
 
 TARGET_MS = 50.0
@@ -80,14 +78,7 @@ def have_valgrind():
 
 def instructions(arguments):
     """Instructions the benchmark program executes with `arguments` (callgrind's total)."""
-    with tempfile.TemporaryDirectory(prefix="printbridge-stats-callgrind-") as workdir:
-        result = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={workdir}/callgrind.out", BENCHMARK] + arguments,
-            capture_output=True, text=True)
-    found = re.search(r"Collected : (\d+)", result.stderr)
-    if result.returncode != 0 or not found:
-        sys.exit(f"statistics_benchmark.py: callgrind failed:\n{result.stderr[-2000:]}")
-    return int(found.group(1))
+    return callgrind_instructions([BENCHMARK] + arguments, who="statistics_benchmark.py")[0]
 
 
 def main():

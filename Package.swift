@@ -32,6 +32,8 @@ let package = Package(
         // For Benchmarks/ (a package of its own): the APNs client, the settings and the C libraries.
         .library(name: "APNsClient", targets: ["APNsClient"]),
         .library(name: "AgentSettings", targets: ["AgentSettings"]),
+        // For Fuzz/ (FuzzSettings): the settings file's YAML reader.
+        .library(name: "SettingsYAML", targets: ["SettingsYAML"]),
         .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
         // For the fuzz package's TLS client (Fuzz/Sources/FuzzHTTP).
         .library(name: "COpenSSL", targets: ["COpenSSL"]),
@@ -45,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // Heap: the timed work of the agent's own queues (already in the graph through async-algorithms).
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        // The settings file's YAML (libyaml inside, compiled from source; its Node API keeps each value's line and column).
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System C libraries, one target each (Debian -dev packages).
@@ -136,11 +140,20 @@ let package = Package(
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
 
+        // The settings file read as YAML through Yams: settings' texts with
+        // where each is, and the `printers:` block through PrinterMap. Apart
+        // from PrintBridgeCore, which stays free of C (libyaml) and of
+        // Foundation (which Yams imports); apart from AgentSettings, so that
+        // the fuzz target and the core's tests take only this.
+        .target(
+            name: "SettingsYAML",
+            dependencies: ["PrintBridgeCore", .product(name: "Yams", package: "Yams")]),
+
         // Settings: one typed value from the command line, environment, settings file and systemd credentials.
         .target(
             name: "AgentSettings",
             dependencies: [
-                "PrintBridgeCore", "HomeAssistantLink", "ControlAPI", "APNsClient", "PrintBridgeLogging",
+                "PrintBridgeCore", "SettingsYAML", "HomeAssistantLink", "ControlAPI", "APNsClient", "PrintBridgeLogging",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -173,7 +186,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["APNsClient"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PrintBridgeCoreTests",
-            dependencies: ["PrintBridgeCore", "PrinterActivityContent"]),
+            // SettingsYAML: the `printers:` block's tests read it from YAML as the agent does.
+            dependencies: ["PrintBridgeCore", "PrinterActivityContent", "SettingsYAML"]),
         .testTarget(
             name: "EventReplayTests",
             dependencies: ["EventReplay", "PrintBridgeCore", "PrinterActivityContent", "TestSupport"]),
@@ -211,7 +225,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "AgentSettingsTests",
-            dependencies: ["AgentSettings", "PrintBridgeCore", "HomeAssistantLink", "APNsClient"]),
+            dependencies: [
+                "AgentSettings", "SettingsYAML", "PrintBridgeCore", "HomeAssistantLink", "APNsClient",
+                .product(name: "Yams", package: "Yams"),
+            ]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries", "NamedThreads"]),

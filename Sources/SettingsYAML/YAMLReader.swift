@@ -1,0 +1,129 @@
+import PrintBridgeCore
+import Yams
+
+/// Walks the nodes Yams composed for the settings file: merge keys
+/// applied, scalars as the settings' text, every problem with its mark.
+struct YAMLReader {
+    let path: String
+    /// Mapping entries looked at so far, merged ones included: aliases can
+    /// make merge keys expand exponentially (a "billion laughs"), and a
+    /// settings file has a few dozen entries.
+    private var visited = 0
+    static let maximumEntries = 10_000
+
+    init(path: String) { self.path = path }
+
+    func fail(_ mark: Mark?, _ reason: SettingsFileError.Reason) -> SettingsFileError {
+        SettingsFileError(path: path, position: mark.map(SettingsPosition.init), reason: reason)
+    }
+
+    /// A key of a mapping, with its value.
+    struct Entry {
+        let key: String
+        let keyMark: Mark?
+        let value: Node
+    }
+
+    /// A mapping's entries with its merge keys (`<<: *defaults`, or a list
+    /// of aliases) applied as YAML's merge type says
+    /// (https://yaml.org/type/merge.html): the mapping's own keys in order,
+    /// then each merged key it does not have, an earlier merged mapping
+    /// winning over a later one. Yams' Node API leaves `<<` as a key.
+    mutating func entries(of mapping: Node.Mapping) throws(SettingsFileError) -> [Entry] {
+        var own: [Entry] = []
+        var merged: [Entry] = []
+        var ownKeys: Set<String> = []
+        var mergedKeys: Set<String> = []
+        for (key, value) in mapping {
+            visited += 1
+            guard visited <= Self.maximumEntries else { throw fail(key.mark, .tooLarge) }
+            guard case .scalar(let scalar) = key else { throw fail(key.mark, .keyNotText) }
+            guard scalar.string == "<<", scalar.style == .plain else {
+                try checkTag(of: scalar, key: scalar.string)
+                own.append(Entry(key: scalar.string, keyMark: scalar.mark, value: value))
+                ownKeys.insert(scalar.string)
+                continue
+            }
+            let sources: [Node]
+            switch value {
+            case .mapping: sources = [value]
+            case .sequence(let sequence): sources = Array(sequence)
+            default: throw fail(value.mark, .badMerge)
+            }
+            for source in sources {
+                guard case .mapping(let sourceMapping) = source else { throw fail(source.mark ?? value.mark, .badMerge) }
+                for entry in try entries(of: sourceMapping) where mergedKeys.insert(entry.key).inserted {
+                    merged.append(entry)
+                }
+            }
+        }
+        return own + merged.filter { !ownKeys.contains($0.key) }
+    }
+
+    /// The spellings of null in YAML's core schema, as plain scalars.
+    static let nulls: Set<String> = ["", "~", "null", "Null", "NULL"]
+
+    /// A scalar's text as a setting takes it, or nil for YAML's null.
+    /// Plain, quoted and block scalars are all text (`8123`, `true` as
+    /// written); a block scalar (`|`, `>`) loses its last line breaks, which
+    /// no setting's value has.
+    func text(of scalar: Node.Scalar, key: String) throws(SettingsFileError) -> String? {
+        try checkTag(of: scalar, key: key)
+        if scalar.tag.rawValue == "tag:yaml.org,2002:null" { return nil }
+        switch scalar.style {
+        case .plain where scalar.tag.rawValue.isEmpty && Self.nulls.contains(scalar.string): return nil
+        case .literal, .folded:
+            var text = Substring(scalar.string)
+            while text.last == "\n" { text.removeLast() }
+            return String(text)
+        default: return scalar.string
+        }
+    }
+
+    /// YAML's own tags (`!!str 8123`) are fine; a local tag (`!secret`,
+    /// `!include`) asks for something PrintBridge does not do.
+    func checkTag(of scalar: Node.Scalar, key: String) throws(SettingsFileError) {
+        let tag = scalar.tag.rawValue
+        guard tag.isEmpty || tag == "!" || tag.hasPrefix("tag:yaml.org,2002:") else {
+            throw fail(scalar.mark, .unsupportedTag(key, tag: tag))
+        }
+    }
+
+    /// One value, or with `list` a list of values joined by commas (as the
+    /// setting's text from the environment would be); null, an empty text
+    /// and an empty list are no value.
+    func value(_ node: Node, key: String, keyMark: Mark?, list: Bool = false) throws(SettingsFileError) -> String {
+        switch node {
+        case .scalar(let scalar):
+            guard let text = try text(of: scalar, key: key), !text.isEmpty else { throw fail(keyMark, .noValue(key)) }
+            return text
+        case .sequence(let sequence) where list:
+            var items: [String] = []
+            for item in sequence {
+                guard case .scalar(let scalar) = item else {
+                    throw fail(item.mark, .wrongShape(key, expected: "a list of values", found: Self.shape(of: item)))
+                }
+                guard let text = try text(of: scalar, key: key), !text.isEmpty else { throw fail(item.mark, .noValue(key)) }
+                items.append(text)
+            }
+            guard !items.isEmpty else { throw fail(keyMark, .noValue(key)) }
+            return items.joined(separator: ",")
+        default:
+            throw fail(node.mark, .wrongShape(key, expected: list ? "one value or a list of values" : "one value", found: Self.shape(of: node)))
+        }
+    }
+
+    /// Whether `node` is null (`key:` with nothing after it).
+    func isNull(_ node: Node, key: String) throws(SettingsFileError) -> Bool {
+        guard case .scalar(let scalar) = node else { return false }
+        return try text(of: scalar, key: key) == nil
+    }
+
+    static func shape(of node: Node) -> SettingsFileError.Shape {
+        switch node {
+        case .scalar, .alias: .value
+        case .sequence: .list
+        case .mapping: .mapping
+        }
+    }
+}

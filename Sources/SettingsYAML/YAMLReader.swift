@@ -65,19 +65,16 @@ struct YAMLReader {
 
     /// A scalar's text as a setting takes it, or nil for YAML's null.
     /// Plain, quoted and block scalars are all text (`8123`, `true` as
-    /// written); a block scalar (`|`, `>`) loses its last line breaks, which
-    /// no setting's value has.
+    /// written), without the line breaks they end with: `|` and `>` keep
+    /// one, and no setting's value has one. (Whatever the style, so that the
+    /// same text written as `"x\n"` or as a `|` block reads the same.)
     func text(of scalar: Node.Scalar, key: String) throws(SettingsFileError) -> String? {
         try checkTag(of: scalar, key: key)
         if scalar.tag.rawValue == "tag:yaml.org,2002:null" { return nil }
-        switch scalar.style {
-        case .plain where scalar.tag.rawValue.isEmpty && Self.nulls.contains(scalar.string): return nil
-        case .literal, .folded:
-            var text = Substring(scalar.string)
-            while text.last == "\n" { text.removeLast() }
-            return String(text)
-        default: return scalar.string
-        }
+        if scalar.style == .plain, scalar.tag.rawValue.isEmpty, Self.nulls.contains(scalar.string) { return nil }
+        var text = Substring(scalar.string)
+        while text.last == "\n" { text.removeLast() }
+        return String(text)
     }
 
     /// YAML's own tags (`!!str 8123`) are fine; a local tag (`!secret`,

@@ -36,7 +36,8 @@ import Yams
     }
 
     /// `|` and `>` as YAML reads them, without the last line break (no
-    /// setting's value ends in one); `|-` and `>-` alike.
+    /// setting's value ends in one): `|-` and `>-` alike, and a quoted
+    /// value that ends in `\n` too.
     @Test func blockScalars() throws {
         let file = try read("""
             apns_bundle_id: >
@@ -47,7 +48,9 @@ import Yams
               10.0.0.0/8
             ha_url: >-
               http://homeassistant.local:8123
+            api_token: "token\\n\\n"
             """)
+        #expect(file.values["API_TOKEN"] == "token")
         #expect(file.values["APNS_BUNDLE_ID"] == "com.samduncan. PrinterMonitor")
         #expect(file.values["API_TRUSTED_NETWORKS"] == "192.168.1.0/24\n10.0.0.0/8")
         #expect(file.values["HA_URL"] == "http://homeassistant.local:8123")

@@ -20,9 +20,15 @@ extension YAMLReader {
         case let .reader(problem, offset, _, _):
             return SettingsFileError(
                 path: path, position: offset.map { Self.position(ofCharacter: $0, in: text) }, reason: .syntax(problem))
-        case let .duplicatedKeysInMapping(duplicates, context):
+        case let .duplicatedKeysInMapping(duplicates, context) where duplicates.count == 1:
             // Yams names the first of the two.
-            return fail(context.mark, .setTwice(duplicates.first ?? "a key"))
+            return fail(context.mark, .setTwice(duplicates[0]))
+        case let .duplicatedKeysInMapping(duplicates, _):
+            // Several keys twice in one mapping: Yams' mark is of whichever its
+            // sort puts first, and its order of a scalar and a list key is no
+            // order (Node's `<` is false both ways), so the mark changes with
+            // hashing from run to run. The keys are named without it.
+            return SettingsFileError(path: path, position: nil, reason: .setTwice(duplicates.sorted().joined(separator: "\", \"")))
         default:
             return fail(nil, .syntax("\(error)"))
         }

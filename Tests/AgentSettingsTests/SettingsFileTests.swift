@@ -183,6 +183,8 @@ import Yams
         ("ha_url: http://h:8123\nha_ulr: x\n", "s.yaml:2:1: unknown setting \"ha_ulr\" (did you mean ha_url?)"),
         ("bogus: 1\n", "s.yaml:1:1: unknown setting \"bogus\" (known: ha_url, ha_token, "),
         ("log_level: info\nlog_level: debug\n", "s.yaml:1:1: \"log_level\" is set twice (here and again further on)"),
+        ("log_level: info\nha_url: a\n? [x]\n: 1\nlog_level: b\nha_url: b\n? [x]\n: 2\n",
+         "s.yaml: \"<uncovertable>\", \"ha_url\", \"log_level\" is set twice"),
         ("log_level: info\nLOG_LEVEL: debug\n", "s.yaml:2:1: \"LOG_LEVEL\" is set twice (here and again further on)"),
         ("? [a]\n: b\n", "s.yaml:1:3: a key must be a name, not a list or a mapping"),
         // Values.

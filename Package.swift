@@ -47,7 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // Heap: the timed work of the agent's own queues (already in the graph through async-algorithms).
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        // The settings file's YAML (libyaml inside, compiled from source; its Node API keeps each value's line and column).
+        // Tests only: the settings file's YAML re-emitted by another writer (SettingsFileTests; FuzzSettings too).
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -71,6 +71,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // The settings file's YAML.
+        .systemLibrary(
+            name: "CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
 
         // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcExtras"),
@@ -140,14 +144,12 @@ let package = Package(
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
 
-        // The settings file read as YAML through Yams: settings' texts with
+        // The settings file read as YAML (libyaml): settings' texts with
         // where each is, and the `printers:` block through PrinterMap. Apart
-        // from PrintBridgeCore, which stays free of C (libyaml) and of
-        // Foundation (which Yams imports); apart from AgentSettings, so that
-        // the fuzz target and the core's tests take only this.
-        .target(
-            name: "SettingsYAML",
-            dependencies: ["PrintBridgeCore", .product(name: "Yams", package: "Yams")]),
+        // from PrintBridgeCore, which stays free of C; apart from
+        // AgentSettings, so that the fuzz target and the core's tests take
+        // only this. Why not Yams: the top of YAMLComposer.swift.
+        .target(name: "SettingsYAML", dependencies: ["PrintBridgeCore", "CYAML"]),
 
         // Settings: one typed value from the command line, environment, settings file and systemd credentials.
         .target(

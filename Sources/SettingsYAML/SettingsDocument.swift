@@ -1,17 +1,16 @@
 import PrintBridgeCore
-import Yams
 
 /// The settings file read as YAML: the text of each setting, where it is,
 /// and the printers mapped in its `printers:` block.
 ///
-/// Read with Yams (libyaml) rather than by hand: quoting, block scalars
-/// (`|`, `>`), anchors, aliases and merge keys, flow and block collections
-/// as YAML users write them for Home Assistant, and libyaml's own errors
-/// with their line and column. Its Node API (`compose`) keeps each key's
-/// and value's mark, so a problem found in a value later (a bad
-/// `api_listen`) still names its place in the file. Scalars are read as
-/// text whatever they look like (`Resolver.basic`): `true`, `8123` and
-/// `off` reach the settings as written, and no regular expressions run.
+/// Read with libyaml rather than by hand: quoting, block scalars (`|`,
+/// `>`), anchors, aliases and merge keys, flow and block collections as
+/// YAML users write them for Home Assistant, and libyaml's own errors with
+/// their line and column. Each key and value keeps where it starts
+/// (`YAMLComposer`), so a problem found in a value later (a bad
+/// `api_listen`) still names its place in the file. Scalars are text
+/// whatever they look like: `true`, `8123` and `off` reach the settings as
+/// written.
 public struct SettingsDocument: Sendable {
     /// Setting names as the environment has them (HA_URL) to their text.
     public let values: [String: String]
@@ -27,11 +26,11 @@ public struct SettingsDocument: Sendable {
     public init(yaml text: String, path: String, known: [String], lists: Set<String> = []) throws(SettingsFileError) {
         var reader = YAMLReader(path: path)
         // libyaml skips a byte-order mark only when it detects the encoding
-        // itself; Yams names UTF-8, and the mark would then shift the first
-        // key one column to the right of the next.
+        // itself; named UTF-8 (as the text is), the mark would shift the
+        // first key one column to the right of the next.
         let text = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
-        let root: Node?
-        do { root = try Yams.compose(yaml: text, .basic, .default, .utf8) } catch { throw reader.error(from: error, in: text) }
+        let root: YAMLNode?
+        do { root = try YAMLComposer(text).document() } catch { throw reader.error(from: error, in: text) }
         var values: [String: String] = [:]
         var positions: [String: SettingsPosition] = [:]
         var printers: [MappedPrinter] = []
@@ -40,29 +39,25 @@ public struct SettingsDocument: Sendable {
             (self.values, self.positions, self.printers) = ([:], [:], [])
             return
         }
-        guard case .mapping(let mapping) = root else { throw reader.fail(root.mark, .notSettings) }
+        guard case .mapping(let pairs, _) = root else { throw reader.fail(root.position, .notSettings) }
         let knownNames = Set(known)
         var keyOf: [String: String] = [:]
-        for entry in try reader.entries(of: mapping) {
+        for entry in try reader.entries(of: pairs) {
             let name = entry.key.uppercased()
             guard knownNames.contains(name) || name == "PRINTERS" else {
                 let keys = known.map { $0.lowercased() } + ["printers"]
-                throw reader.fail(entry.keyMark, .unknownSetting(entry.key, closest: ClosestName.to(entry.key, in: keys), known: keys))
+                throw reader.fail(entry.keyPosition, .unknownSetting(entry.key, closest: ClosestName.to(entry.key, in: keys), known: keys))
             }
-            // HA_URL and ha_url are one setting; Yams finds only the same spelling twice.
-            guard keyOf[name] == nil else { throw reader.fail(entry.keyMark, .setTwice(entry.key)) }
+            // HA_URL and ha_url are one setting; the composer finds only the same spelling twice.
+            guard keyOf[name] == nil else { throw reader.fail(entry.keyPosition, .setTwice(entry.key)) }
             keyOf[name] = entry.key
             if name == "PRINTERS" {
-                printers = try reader.printers(entry.value, keyMark: entry.keyMark)
+                printers = try reader.printers(entry.value, keyPosition: entry.keyPosition)
                 continue
             }
-            values[name] = try reader.value(entry.value, key: entry.key, keyMark: entry.keyMark, list: lists.contains(name))
-            positions[name] = (entry.value.mark ?? entry.keyMark).map(SettingsPosition.init)
+            values[name] = try reader.value(entry.value, key: entry.key, keyPosition: entry.keyPosition, list: lists.contains(name))
+            positions[name] = entry.value.position
         }
         (self.values, self.positions, self.printers) = (values, positions, printers)
     }
-}
-
-extension SettingsPosition {
-    init(_ mark: Mark) { self.init(line: mark.line, column: mark.column) }
 }

@@ -1,7 +1,7 @@
 import PrintBridgeCore
 
 /// Where something is in the settings file: line and column from 1, the
-/// column counted in Unicode scalars (libyaml's marks, through Yams).
+/// column counted in Unicode scalars (libyaml's marks).
 public struct SettingsPosition: Hashable, Sendable, CustomStringConvertible {
     public let line: Int
     public let column: Int
@@ -40,7 +40,7 @@ public struct SettingsFileError: Error, Hashable, Sendable, CustomStringConverti
         case notSettings
         /// A key that is no setting, with the nearest one if there is one near.
         case unknownSetting(String, closest: String?, known: [String])
-        /// A key given twice in one mapping.
+        /// A key given twice in one mapping (at its second place).
         case setTwice(String)
         /// `key:` with nothing after it, `~`, `null`, `""` or `[]`.
         case noValue(String)
@@ -66,7 +66,7 @@ public struct SettingsFileError: Error, Hashable, Sendable, CustomStringConverti
             case .notSettings: "expected the settings as `key: value` lines"
             case let .unknownSetting(key, closest?, _): "unknown setting \"\(key)\" (did you mean \(closest)?)"
             case let .unknownSetting(key, nil, known): "unknown setting \"\(key)\" (known: \(known.joined(separator: ", ")))"
-            case .setTwice(let key): "\"\(key)\" is set twice (here and again further on)"
+            case .setTwice(let key): "\"\(key)\" is set twice"
             case .noValue(let key): "\"\(key)\" has no value (remove the line to use the default)"
             case let .wrongShape(key, expected, found): "\"\(key)\" takes \(expected), not \(found.rawValue)"
             case .keyNotText: "a key must be a name, not a list or a mapping"

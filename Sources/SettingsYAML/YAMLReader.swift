@@ -1,8 +1,7 @@
 import PrintBridgeCore
-import Yams
 
-/// Walks the nodes Yams composed for the settings file: merge keys
-/// applied, scalars as the settings' text, every problem with its mark.
+/// Walks the nodes composed from the settings file: merge keys applied,
+/// scalars as the settings' text, every problem with its position.
 struct YAMLReader {
     let path: String
     /// Mapping entries looked at so far, merged ones included: aliases can
@@ -13,46 +12,46 @@ struct YAMLReader {
 
     init(path: String) { self.path = path }
 
-    func fail(_ mark: Mark?, _ reason: SettingsFileError.Reason) -> SettingsFileError {
-        SettingsFileError(path: path, position: mark.map(SettingsPosition.init), reason: reason)
+    func fail(_ position: SettingsPosition?, _ reason: SettingsFileError.Reason) -> SettingsFileError {
+        SettingsFileError(path: path, position: position, reason: reason)
     }
 
     /// A key of a mapping, with its value.
     struct Entry {
         let key: String
-        let keyMark: Mark?
-        let value: Node
+        let keyPosition: SettingsPosition
+        let value: YAMLNode
     }
 
     /// A mapping's entries with its merge keys (`<<: *defaults`, or a list
     /// of aliases) applied as YAML's merge type says
     /// (https://yaml.org/type/merge.html): the mapping's own keys in order,
     /// then each merged key it does not have, an earlier merged mapping
-    /// winning over a later one. Yams' Node API leaves `<<` as a key.
-    mutating func entries(of mapping: Node.Mapping) throws(SettingsFileError) -> [Entry] {
+    /// winning over a later one.
+    mutating func entries(of pairs: [(key: YAMLNode, value: YAMLNode)]) throws(SettingsFileError) -> [Entry] {
         var own: [Entry] = []
         var merged: [Entry] = []
         var ownKeys: Set<String> = []
         var mergedKeys: Set<String> = []
-        for (key, value) in mapping {
+        for (key, value) in pairs {
             visited += 1
-            guard visited <= Self.maximumEntries else { throw fail(key.mark, .tooLarge) }
-            guard case .scalar(let scalar) = key else { throw fail(key.mark, .keyNotText) }
-            guard scalar.string == "<<", scalar.style == .plain else {
-                try checkTag(of: scalar, key: scalar.string)
-                own.append(Entry(key: scalar.string, keyMark: scalar.mark, value: value))
-                ownKeys.insert(scalar.string)
+            guard visited <= Self.maximumEntries else { throw fail(key.position, .tooLarge) }
+            guard case .scalar(let scalar) = key else { throw fail(key.position, .keyNotText) }
+            guard scalar.text == "<<", scalar.style == .plain, scalar.tag.isEmpty else {
+                try checkTag(of: scalar, key: scalar.text)
+                own.append(Entry(key: scalar.text, keyPosition: scalar.position, value: value))
+                ownKeys.insert(scalar.text)
                 continue
             }
-            let sources: [Node]
+            let sources: [YAMLNode]
             switch value {
             case .mapping: sources = [value]
-            case .sequence(let sequence): sources = Array(sequence)
-            default: throw fail(value.mark, .badMerge)
+            case .sequence(let items, _): sources = items
+            default: throw fail(value.position, .badMerge)
             }
             for source in sources {
-                guard case .mapping(let sourceMapping) = source else { throw fail(source.mark ?? value.mark, .badMerge) }
-                for entry in try entries(of: sourceMapping) where mergedKeys.insert(entry.key).inserted {
+                guard case .mapping(let sourcePairs, _) = source else { throw fail(source.position, .badMerge) }
+                for entry in try entries(of: sourcePairs) where mergedKeys.insert(entry.key).inserted {
                     merged.append(entry)
                 }
             }
@@ -68,57 +67,58 @@ struct YAMLReader {
     /// written), without the line breaks they end with: `|` and `>` keep
     /// one, and no setting's value has one. (Whatever the style, so that the
     /// same text written as `"x\n"` or as a `|` block reads the same.)
-    func text(of scalar: Node.Scalar, key: String) throws(SettingsFileError) -> String? {
+    func text(of scalar: YAMLScalar, key: String) throws(SettingsFileError) -> String? {
         try checkTag(of: scalar, key: key)
-        if scalar.tag.rawValue == "tag:yaml.org,2002:null" { return nil }
-        if scalar.style == .plain, scalar.tag.rawValue.isEmpty, Self.nulls.contains(scalar.string) { return nil }
-        var text = Substring(scalar.string)
+        if scalar.tag == "tag:yaml.org,2002:null" { return nil }
+        if scalar.style == .plain, scalar.tag.isEmpty, Self.nulls.contains(scalar.text) { return nil }
+        var text = Substring(scalar.text)
         while text.last == "\n" { text.removeLast() }
         return String(text)
     }
 
     /// YAML's own tags (`!!str 8123`) are fine; a local tag (`!secret`,
     /// `!include`) asks for something PrintBridge does not do.
-    func checkTag(of scalar: Node.Scalar, key: String) throws(SettingsFileError) {
-        let tag = scalar.tag.rawValue
+    func checkTag(of scalar: YAMLScalar, key: String) throws(SettingsFileError) {
+        let tag = scalar.tag
         guard tag.isEmpty || tag == "!" || tag.hasPrefix("tag:yaml.org,2002:") else {
-            throw fail(scalar.mark, .unsupportedTag(key, tag: tag))
+            throw fail(scalar.position, .unsupportedTag(key, tag: tag))
         }
     }
 
     /// One value, or with `list` a list of values joined by commas (as the
     /// setting's text from the environment would be); null, an empty text
     /// and an empty list are no value.
-    func value(_ node: Node, key: String, keyMark: Mark?, list: Bool = false) throws(SettingsFileError) -> String {
+    func value(_ node: YAMLNode, key: String, keyPosition: SettingsPosition, list: Bool = false) throws(SettingsFileError) -> String {
         switch node {
         case .scalar(let scalar):
-            guard let text = try text(of: scalar, key: key), !text.isEmpty else { throw fail(keyMark, .noValue(key)) }
+            guard let text = try text(of: scalar, key: key), !text.isEmpty else { throw fail(keyPosition, .noValue(key)) }
             return text
-        case .sequence(let sequence) where list:
-            var items: [String] = []
-            for item in sequence {
+        case .sequence(let items, _) where list:
+            var texts: [String] = []
+            for item in items {
                 guard case .scalar(let scalar) = item else {
-                    throw fail(item.mark, .wrongShape(key, expected: "a list of values", found: Self.shape(of: item)))
+                    throw fail(item.position, .wrongShape(key, expected: "a list of values", found: Self.shape(of: item)))
                 }
-                guard let text = try text(of: scalar, key: key), !text.isEmpty else { throw fail(item.mark, .noValue(key)) }
-                items.append(text)
+                guard let text = try text(of: scalar, key: key), !text.isEmpty else { throw fail(item.position, .noValue(key)) }
+                texts.append(text)
             }
-            guard !items.isEmpty else { throw fail(keyMark, .noValue(key)) }
-            return items.joined(separator: ",")
+            guard !texts.isEmpty else { throw fail(keyPosition, .noValue(key)) }
+            return texts.joined(separator: ",")
         default:
-            throw fail(node.mark, .wrongShape(key, expected: list ? "one value or a list of values" : "one value", found: Self.shape(of: node)))
+            throw fail(node.position, .wrongShape(
+                key, expected: list ? "one value or a list of values" : "one value", found: Self.shape(of: node)))
         }
     }
 
     /// Whether `node` is null (`key:` with nothing after it).
-    func isNull(_ node: Node, key: String) throws(SettingsFileError) -> Bool {
+    func isNull(_ node: YAMLNode, key: String) throws(SettingsFileError) -> Bool {
         guard case .scalar(let scalar) = node else { return false }
         return try text(of: scalar, key: key) == nil
     }
 
-    static func shape(of node: Node) -> SettingsFileError.Shape {
+    static func shape(of node: YAMLNode) -> SettingsFileError.Shape {
         switch node {
-        case .scalar, .alias: .value
+        case .scalar: .value
         case .sequence: .list
         case .mapping: .mapping
         }

@@ -134,7 +134,7 @@ import Testing
         ("ha_url: http://h:8123\n  api_listen: off\n", "2:13", "not valid YAML: mapping values are not allowed in this context"),
         ("- ha_url: http://h:8123\n", "1:1", "expected the settings as `key: value` lines"),
         ("# comment\nha_ulr: http://h:8123\n", "2:1", "unknown setting \"ha_ulr\" (did you mean ha_url?)"),
-        ("log_level: info\nlog_level: debug\n", "1:1", "\"log_level\" is set twice"),
+        ("log_level: info\nlog_level: debug\n", "2:1", "\"log_level\" is set twice"),
         ("ha_url: \"http://h:8123\n", "2:1", "not valid YAML: found unexpected end of stream (while scanning a quoted scalar at 1:9)"),
         ("ha_url http://h:8123\n", "1:1", "expected the settings as `key: value` lines"),
         ("\tha_url: http://h:8123\n", "1:1", "not valid YAML: found character that cannot start any token"),

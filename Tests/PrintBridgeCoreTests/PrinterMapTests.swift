@@ -81,9 +81,7 @@ extension PrinterMapTests {
         #expect(printers[1].camera == "image.ender_preview" && printers[1].entities[.status] == "sensor.ender_state")
         #expect(problem("printers:\n  a:\n    camera: sensor.a_cam\n")
             == "p.yaml:3:13: printers: camera must be a camera or image entity id such as camera.a_camera")
-        // Yams finds a key twice in one mapping, and names the first.
-        #expect(problem("printers:\n  a:\n    camera: camera.a\n    camera: camera.b\n")
-            == "p.yaml:3:5: \"camera\" is set twice (here and again further on)")
+        #expect(problem("printers:\n  a:\n    camera: camera.a\n    camera: camera.b\n") == "p.yaml:4:5: \"camera\" is set twice")
         #expect(problem("printers:\n  a:\n    profile: octoprint\n    camera: camera.a\n")
             == "p.yaml:2:3: printers: printer \"a\" needs a status entity (or only a camera)")
     }

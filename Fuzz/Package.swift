@@ -10,7 +10,7 @@ let package = Package(
     name: "PrintBridgeFuzz",
     dependencies: [
         .package(name: "PrintBridge", path: ".."),
-        // The same Yams as the settings file's reader, for its serializer.
+        // Yams' serializer writes the files the round trip reads back.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -24,7 +24,7 @@ let package = Package(
             .product(name: "ControlAPI", package: "PrintBridge"), .product(name: "DeviceStore", package: "PrintBridge"),
             .product(name: "PrintBridgeCore", package: "PrintBridge"), .product(name: "COpenSSL", package: "PrintBridge"),
         ]),
-        // The settings file's YAML reader (Yams), with LF, CRLF and a byte-order mark, and re-emitted by Yams.
+        // The settings file's YAML reader (libyaml), with LF, CRLF and a byte-order mark, and re-emitted by Yams' serializer.
         .executableTarget(name: "FuzzSettings", dependencies: [
             "CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge"),
             .product(name: "SettingsYAML", package: "PrintBridge"), .product(name: "Yams", package: "Yams"),

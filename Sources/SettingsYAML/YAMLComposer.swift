@@ -42,7 +42,7 @@ final class YAMLComposer {
         input = .allocate(capacity: max(utf8.count, 1))
         _ = input.initialize(from: utf8)
         utf8.removeAll()
-        yaml_parser_initialize(parser)
+        precondition(yaml_parser_initialize(parser) == 1, "libyaml could not allocate its parser")
         yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
         yaml_parser_set_input_string(parser, input.baseAddress, text.utf8.count)
     }

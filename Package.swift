@@ -32,6 +32,8 @@ let package = Package(
         // For Benchmarks/ (a package of its own): the APNs client, the settings and the C libraries.
         .library(name: "APNsClient", targets: ["APNsClient"]),
         .library(name: "AgentSettings", targets: ["AgentSettings"]),
+        // For Fuzz/ (FuzzSettings): the settings file's YAML reader.
+        .library(name: "SettingsYAML", targets: ["SettingsYAML"]),
         .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
         // For the fuzz package's TLS client (Fuzz/Sources/FuzzHTTP).
         .library(name: "COpenSSL", targets: ["COpenSSL"]),
@@ -49,6 +51,8 @@ let package = Package(
         // API (swift-metrics), kept and rendered by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Tests only: the settings file's YAML re-emitted by another writer (SettingsFileTests; FuzzSettings too).
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // System C libraries, one target each (Debian -dev packages).
@@ -71,6 +75,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // The settings file's YAML.
+        .systemLibrary(
+            name: "CYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]),
 
         // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcExtras"),
@@ -142,11 +150,18 @@ let package = Package(
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]),
 
+        // The settings file read as YAML (libyaml): settings' texts with
+        // where each is, and the `printers:` block through PrinterMap. Apart
+        // from PrintBridgeCore, which stays free of C; apart from
+        // AgentSettings, so that the fuzz target and the core's tests take
+        // only this. Why not Yams: the top of YAMLComposer.swift.
+        .target(name: "SettingsYAML", dependencies: ["PrintBridgeCore", "CYAML"]),
+
         // Settings: one typed value from the command line, environment, settings file and systemd credentials.
         .target(
             name: "AgentSettings",
             dependencies: [
-                "PrintBridgeCore", "HomeAssistantLink", "ControlAPI", "APNsClient", "PrintBridgeLogging",
+                "PrintBridgeCore", "SettingsYAML", "HomeAssistantLink", "ControlAPI", "APNsClient", "PrintBridgeLogging",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -180,7 +195,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["APNsClient"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PrintBridgeCoreTests",
-            dependencies: ["PrintBridgeCore", "PrinterActivityContent"]),
+            // SettingsYAML: the `printers:` block's tests read it from YAML as the agent does.
+            dependencies: ["PrintBridgeCore", "PrinterActivityContent", "SettingsYAML"]),
         .testTarget(
             name: "EventReplayTests",
             dependencies: ["EventReplay", "PrintBridgeCore", "PrinterActivityContent", "TestSupport"]),
@@ -221,7 +237,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "AgentSettingsTests",
-            dependencies: ["AgentSettings", "PrintBridgeCore", "HomeAssistantLink", "APNsClient"]),
+            dependencies: [
+                "AgentSettings", "SettingsYAML", "PrintBridgeCore", "HomeAssistantLink", "APNsClient",
+                .product(name: "Yams", package: "Yams"),
+            ]),
         .testTarget(
             name: "SystemLibrariesTests",
             dependencies: ["SystemLibraries", "NamedThreads"]),

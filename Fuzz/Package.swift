@@ -8,7 +8,11 @@ import PackageDescription
 // -parse-as-library) cannot be used.
 let package = Package(
     name: "PrintBridgeFuzz",
-    dependencies: [.package(name: "PrintBridge", path: "..")],
+    dependencies: [
+        .package(name: "PrintBridge", path: ".."),
+        // Yams' serializer writes the files the round trip reads back.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
     targets: [
         .target(name: "CLibFuzzer"),
         // HA frames: the frame filter against the full parser, and the pushes they make.
@@ -20,8 +24,11 @@ let package = Package(
             .product(name: "ControlAPI", package: "PrintBridge"), .product(name: "DeviceStore", package: "PrintBridge"),
             .product(name: "PrintBridgeCore", package: "PrintBridge"), .product(name: "COpenSSL", package: "PrintBridge"),
         ]),
-        // The settings file parser, with LF, CRLF and a byte-order mark.
-        .executableTarget(name: "FuzzSettings", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
+        // The settings file's YAML reader (libyaml), with LF, CRLF and a byte-order mark, and re-emitted by Yams' serializer.
+        .executableTarget(name: "FuzzSettings", dependencies: [
+            "CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge"),
+            .product(name: "SettingsYAML", package: "PrintBridge"), .product(name: "Yams", package: "Yams"),
+        ]),
         // ISO 8601 timestamps: parse, format, parse again.
         .executableTarget(name: "FuzzISO8601", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
         // Time zone files (TZif) and their footers' POSIX TZ rules: refused, or offsets within ±26 h that agree with the changes.

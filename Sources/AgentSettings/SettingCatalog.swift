@@ -8,13 +8,17 @@ public struct SettingDefinition: Sendable {
     public let secret: Bool
     /// SIGHUP applies a new value at once; any other change needs a restart.
     public let appliesLive: Bool
+    /// Takes several values separated by commas (MILESTONES=25,50,75),
+    /// which the settings file may also give as a YAML list.
+    public let takesList: Bool
     public let help: String
 
-    init(_ name: String, _ section: Settings.Section, secret: Bool = false, live: Bool = false, _ help: String) {
+    init(_ name: String, _ section: Settings.Section, secret: Bool = false, live: Bool = false, list: Bool = false, _ help: String) {
         self.name = name
         self.section = section
         self.secret = secret
         self.appliesLive = live
+        self.takesList = list
         self.help = help
     }
 }
@@ -32,14 +36,14 @@ public enum SettingCatalog {
         .init("API_LISTEN", .api, "host:port of the app's API (0.0.0.0:3000) or off"),
         .init("API_TOKEN", .api, secret: true, "bearer token of the app's API (prefer api_token_file)"),
         .init("API_TOKEN_FILE", .api, "file holding the API token"),
-        .init("API_INGRESS_PROXY", .api,
+        .init("API_INGRESS_PROXY", .api, list: true,
               "address of Home Assistant's ingress proxy (the status page behind HA's sign-in); default 172.30.32.2 in the add-on"),
         .init("API_TLS", .api, "auto: HTTPS when listening beyond loopback, with the agent's own pinned certificate (default); off"),
         .init("API_CERT_FILE", .api, "your certificate for the API's HTTPS (PEM), e.g. from a reverse proxy's ACME"),
         .init("API_KEY_FILE", .api, "the key of API_CERT_FILE (PEM)"),
         .init("API_PLAIN_HTTP", .api,
               "plain HTTP from the LAN beside HTTPS: auto (only for phones paired before HTTPS, default), true, false"),
-        .init("API_TRUSTED_NETWORKS", .api,
+        .init("API_TRUSTED_NETWORKS", .api, list: true,
               "networks whose clients need no API token, e.g. 192.168.1.0/24 (the unmodified app sends none)"),
         .init("APNS_TEAM_ID", .apns, "Apple team id"),
         .init("APNS_KEY_ID", .apns, "id of the .p8 key"),
@@ -62,7 +66,7 @@ public enum SettingCatalog {
         .init("STATE_DIR", .state, "where the device store lives"),
         .init("LOG_FORMAT", .log, "json or text"),
         .init("LOG_LEVEL", .log, "trace, debug, info, notice, warning, error, critical"),
-        .init("MILESTONES", .planner, live: true, "progress alerts, e.g. 25,50,75"),
+        .init("MILESTONES", .planner, live: true, list: true, "progress alerts, e.g. 25,50,75"),
         .init("LIVE_ACTIVITY_INTERVAL", .planner, live: true, "seconds between Live Activity updates"),
         .init("START_SETTLE", .planner, live: true, "seconds a start waits for the new print's file and values (5)"),
         .init("CANCEL_WINDOW", .planner, live: true, "seconds a failure waits for a cancel code that follows (10)"),
@@ -80,6 +84,9 @@ public enum SettingCatalog {
 
     /// The names, in catalog order.
     public static let names: [String] = all.map(\.name)
+
+    /// The settings that take several values.
+    public static let listNames: Set<String> = Set(all.filter(\.takesList).map(\.name))
 
     /// Position in the catalog, for ordering problems the way check-config lists settings.
     static let position: [String: Int] = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })

@@ -9,9 +9,9 @@ extension Settings {
     public func naming(_ message: String) -> String {
         guard let file = sources.file else { return message }
         var result = message
-        for (name, line) in file.lines.sorted(by: { $0.key.count > $1.key.count })
+        for (name, position) in file.positions.sorted(by: { $0.key.count > $1.key.count })
         where values[name]?.source == .file && result.contains(name) {
-            result = Self.replacingWord(name, with: "\(name.lowercased()) (\(file.path):\(line))", in: result)
+            result = Self.replacingWord(name, with: "\(name.lowercased()) (\(file.path):\(position))", in: result)
         }
         return result
     }

@@ -1,41 +1,42 @@
 import PrintBridgeCore
+import SettingsYAML
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The settings file: a flat YAML mapping whose keys are the environment
-/// variables' names in lower case (`ha_url: http://ha.local:8123`). An
-/// environment variable of the same name wins over the file.
+/// The settings file: a YAML mapping whose keys are the environment
+/// variables' names in lower case (`ha_url: http://ha.local:8123`), and the
+/// `printers:` block. An environment variable of the same name wins over
+/// the file.
 ///
-/// Only the part of YAML a settings file needs is accepted: `key: value`
-/// lines, plain, 'single' or "double" quoted scalars, `#` comments and blank
-/// lines. Anything else (nesting, lists, a key twice, an unknown key) is an
-/// error naming the file and line, so a typo never passes silently.
+/// Read as YAML by SettingsYAML (Yams). A key that is no setting, a key
+/// twice, a key without a value, a list or mapping where one value belongs,
+/// or YAML that does not parse is an error naming the file, line and column,
+/// so a typo never passes silently.
 public struct SettingsFile: Sendable {
-    public typealias ParseError = SettingsFileParser.ParseError
+    public typealias ParseError = SettingsFileError
 
     public let path: String
     /// Environment-style names (HA_URL) to values.
     public let values: [String: String]
-    /// The line each setting is on.
-    public let lines: [String: Int]
+    /// Where each setting's value is in the file.
+    public let positions: [String: SettingsPosition]
     /// Printers mapped by hand (the `printers:` block; file only).
     public let printers: [MappedPrinter]
 
     public init(path: String, text: String) throws(ParseError) {
         self.path = path
-        let document = try SettingsFileParser.parseDocument(
-            text, path: path, known: SettingCatalog.names, blocks: ["PRINTERS"])
+        let document = try SettingsDocument(yaml: text, path: path, known: SettingCatalog.names, lists: SettingCatalog.listNames)
         values = document.values
-        lines = document.lines
-        printers = try document.blocks["PRINTERS"].map { block throws(ParseError) in try PrinterMap.parse(block, path: path) } ?? []
+        positions = document.positions
+        printers = document.printers
     }
 
     /// Reads and parses a file; an unreadable or bad file is a ParseError.
     public static func load(path: String, read: (String) -> String? = SmallFile.read) throws(ParseError) -> SettingsFile {
         guard let text = read(path) else {
-            throw ParseError(path: path, line: 0, reason: "cannot be read")
+            throw ParseError(path: path, position: nil, reason: .unreadable)
         }
         return try SettingsFile(path: path, text: text)
     }

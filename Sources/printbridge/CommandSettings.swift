@@ -5,7 +5,7 @@ import PrintBridgeCore
 
 /// `--config FILE`, shared by the commands that read settings.
 struct ConfigOption: ParsableArguments {
-    @Option(name: .long, help: "Settings file (flat YAML; environment variables win). Default: $PRINTBRIDGE_CONFIG.")
+    @Option(name: .long, help: "Settings file (YAML; environment variables win). Default: $PRINTBRIDGE_CONFIG.")
     var config: String?
 
     /// The settings for this command, read once: `commandLine` (the

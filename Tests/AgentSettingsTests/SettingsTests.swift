@@ -116,19 +116,19 @@ import Testing
         }
     }
 
-    /// A value from the file is named by its key and line; one from the
-    /// environment keeps its variable's name.
-    @Test func problemsNameTheFilesKeyAndLine() throws {
+    /// A value from the file is named by its key, line and column; one from
+    /// the environment keeps its variable's name.
+    @Test func problemsNameTheFilesKeyLineAndColumn() throws {
         let settings = try Self.settings(
             environment: ["HA_PING_INTERVAL": "soon"],
             file: "# comment\nha_url: http://h:8123\napi_listen: nowhere\nha_ping_interval: 5\n")
         let lines = settings.problems.map { settings.line(for: $0) }
         #expect(lines == [
             "HA_PING_INTERVAL must be a positive number",
-            "api_listen (/etc/printbridge.yaml:3) must be host:port (e.g. 0.0.0.0:3000) or off",
+            "api_listen (/etc/printbridge.yaml:3:13) must be host:port (e.g. 0.0.0.0:3000) or off",
         ])
         // A name inside a longer one is left alone.
-        #expect(settings.naming("API_LISTEN_X and API_LISTEN") == "API_LISTEN_X and api_listen (/etc/printbridge.yaml:3)")
+        #expect(settings.naming("API_LISTEN_X and API_LISTEN") == "API_LISTEN_X and api_listen (/etc/printbridge.yaml:3:13)")
     }
 
     @Test func theHomeAssistantTokenComesFromTheFileTheSupervisorOrNowhere() throws {

@@ -110,7 +110,7 @@ import Testing
         let missing = try write("missing.yaml", "ha_url: http://127.0.0.1:8123\nha_token_file: \(directory)/nope\n")
         let failed = try check(["--config", missing, "--dry-run", "--no-api-auth"])
         #expect(failed.status == 78)
-        #expect(failed.stderr.contains("ha_token_file (\(missing):2) \(directory)/nope cannot be read"), "\(failed.stderr)")
+        #expect(failed.stderr.contains("ha_token_file (\(missing):2:16) \(directory)/nope cannot be read"), "\(failed.stderr)")
     }
 
     @Test func systemdCredentialsAreUsedWhenNoPathIsSet() throws {
@@ -131,21 +131,22 @@ import Testing
     }
 
     @Test(arguments: [
-        ("ha_url: http://h:8123\n  api_listen: off\n", 2, "unexpected indentation"),
-        ("- ha_url: http://h:8123\n", 1, "a list is not a setting"),
-        ("# comment\nha_ulr: http://h:8123\n", 2, "unknown setting \"ha_ulr\""),
-        ("log_level: info\nlog_level: debug\n", 2, "\"log_level\" is set twice"),
-        ("ha_url: \"http://h:8123\n", 1, "missing closing quote"),
-        ("ha_url http://h:8123\n", 1, "expected `key: value`"),
-        ("ha_url:\thttp://h:8123\n", 1, "tabs are not allowed"),
-        ("ha_url:\n", 1, "\"ha_url\" has no value"),
-        ("milestones: [25, 50]\n", 1, "quote a value starting with ["),
+        ("ha_url: http://h:8123\n  api_listen: off\n", "2:13", "not valid YAML: mapping values are not allowed in this context"),
+        ("- ha_url: http://h:8123\n", "1:1", "expected the settings as `key: value` lines"),
+        ("# comment\nha_ulr: http://h:8123\n", "2:1", "unknown setting \"ha_ulr\" (did you mean ha_url?)"),
+        ("log_level: info\nlog_level: debug\n", "2:1", "\"log_level\" is set twice"),
+        ("ha_url: \"http://h:8123\n", "2:1", "not valid YAML: found unexpected end of stream (while scanning a quoted scalar at 1:9)"),
+        ("ha_url http://h:8123\n", "1:1", "expected the settings as `key: value` lines"),
+        ("\tha_url: http://h:8123\n", "1:1", "not valid YAML: found character that cannot start any token"),
+        ("ha_url:\n", "1:1", "\"ha_url\" has no value"),
+        ("ha_url: [a, b]\n", "1:9", "\"ha_url\" takes one value, not a list"),
+        ("ha_token: !secret ha_token\n", "1:11", "\"ha_token\" has the tag !secret, which PrintBridge does not read"),
     ])
-    func aBadFileNamesPathLineAndReason(text: String, line: Int, reason: String) throws {
-        let path = try write("bad-\(line)-\(abs(reason.hashValue)).yaml", text)
+    func aBadFileNamesPathLineColumnAndReason(text: String, position: String, reason: String) throws {
+        let path = try write("bad-\(abs(text.hashValue)).yaml", text)
         let result = try check(["--config", path, "--dry-run"])
         #expect(result.status == 78)
-        #expect(result.stderr.contains("config file \(path):\(line): \(reason)"), "\(result.stderr)")
+        #expect(result.stderr.contains("config file \(path):\(position): \(reason)"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
@@ -155,7 +156,7 @@ import Testing
         // `run` reads the same file and stops on the same error, before connecting anywhere.
         let bad = try write("run-bad.yaml", "ha_url: http://127.0.0.1:1\nbogus: 1\n")
         let run = try CommandRunner.run(["run", "--dry-run", "--config", bad], environment: ["STATE_DIR": directory + "/state"])
-        #expect(run.status == 78 && run.stderr.contains("run-bad.yaml:2: unknown setting \"bogus\""))
+        #expect(run.status == 78 && run.stderr.contains("run-bad.yaml:2:1: unknown setting \"bogus\""))
     }
 
     /// A file saved by a Windows editor: CRLF line endings and a byte-order
@@ -274,11 +275,11 @@ import Testing
         environment["STATE_DIR"] = notADirectory
         let result = try check(["--config", config], environment: environment)
         #expect(result.status == 78)
-        // Each value from the file is named by its key and line there.
+        // Each value from the file is named by its key, and its value's line and column there.
         for expected in [
-            "log_level (\(config):2) must be one of", "ha_ping_interval (\(config):3) must be a positive number",
-            "api_listen (\(config):4) must be host:port", "milestones (\(config):5) must be whole percentages",
-            "ha_url (\(config):1)", "RSA-2048 key", "state directory \(notADirectory) is not writable",
+            "log_level (\(config):2:12) must be one of", "ha_ping_interval (\(config):3:19) must be a positive number",
+            "api_listen (\(config):4:13) must be host:port", "milestones (\(config):5:13) must be whole percentages",
+            "ha_url (\(config):1:9)", "RSA-2048 key", "state directory \(notADirectory) is not writable",
             "problem(s) in the configuration",
         ] {
             #expect(result.stderr.contains(expected), "\(expected) missing from: \(result.stderr)")

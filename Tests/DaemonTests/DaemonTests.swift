@@ -895,7 +895,7 @@ import FoundationNetworking
         try "milestones: 10,90\n  nested: 1\n".write(toFile: path, atomically: true, encoding: .utf8)
         agent.process.signal(SIGHUP)
         #expect(agent.wait(upTo: 30) { agent.log.contains("settings file not re-read, keeping the previous settings") })
-        #expect(agent.log.contains("\(path):2: unexpected indentation"))
+        #expect(agent.log.contains("\(path):2:9: not valid YAML: mapping values are not allowed in this context"))
         // A file that parses but holds a value the planner cannot use keeps the previous settings too.
         try "milestones: 10,150\n".write(toFile: path, atomically: true, encoding: .utf8)
         agent.process.signal(SIGHUP)

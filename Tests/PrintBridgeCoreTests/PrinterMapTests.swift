@@ -1,10 +1,10 @@
 import PrintBridgeCore
+import SettingsYAML
 import Testing
 
 @Suite struct PrinterMapTests {
-    func parse(_ text: String) throws(SettingsFileParser.ParseError) -> [MappedPrinter] {
-        let document = try SettingsFileParser.parseDocument(text, path: "p.yaml", known: ["LOG_LEVEL"], blocks: ["PRINTERS"])
-        return try PrinterMap.parse(document.blocks["PRINTERS"] ?? [], path: "p.yaml")
+    func parse(_ text: String) throws(SettingsFileError) -> [MappedPrinter] {
+        try SettingsDocument(yaml: text, path: "p.yaml", known: ["LOG_LEVEL"]).printers
     }
 
     func problem(_ text: String) -> String? {
@@ -44,16 +44,25 @@ import Testing
         #expect(matcher.printerProfiles["ender3"] == ender.profile)
     }
 
-    @Test func mistakesNameTheirLine() {
-        #expect(problem("printers:\n  a:\n    progress: sensor.a_p\n") == "p.yaml:2: printers: printer \"a\" needs a status entity (or only a camera)")
-        #expect(problem("printers:\n  a:\n    status: sensor.a\n    colour: red\n")?.contains("p.yaml:4: printers: unknown key \"colour\"") == true)
-        #expect(problem("printers:\n  a:\n    status: Sensor A\n")?.hasPrefix("p.yaml:3: printers: status must be an entity id") == true)
-        #expect(problem("printers:\n  a:\n    status: sensor.a\n    profile: cura\n")?.contains("unknown profile \"cura\"") == true)
-        #expect(problem("printers:\n  a:\n    status: sensor.a\n    states:\n      Busy: working\n")?.hasPrefix("p.yaml:5: printers: \"Busy\" must map to one of") == true)
-        #expect(problem("printers:\n  a:\n    status: sensor.x\n  b:\n    status: sensor.x\n")?.contains("sensor.x is already a's status") == true)
-        #expect(problem("printers: yes\n")?.hasPrefix("p.yaml:1:") == true)
-        #expect(problem("printers:\nlog_level: info\n") == "p.yaml: printers: no printers under \"printers:\"")
-        #expect(problem("printers:\n  a:\n    status: sensor.a\n   progress: sensor.b\n")?.contains("unexpected indentation") == true)
+    @Test func mistakesNameTheirLineAndColumn() {
+        #expect(problem("printers:\n  a:\n    progress: sensor.a_p\n") == "p.yaml:2:3: printers: printer \"a\" needs a status entity (or only a camera)")
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    colour: red\n")?.contains("p.yaml:4:5: printers: unknown key \"colour\"") == true)
+        #expect(problem("printers:\n  a:\n    status: Sensor A\n")?.hasPrefix("p.yaml:3:13: printers: status must be an entity id") == true)
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    profile: cura\n")?.contains("p.yaml:4:14: printers: unknown profile \"cura\"") == true)
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    states:\n      Busy: working\n")?.hasPrefix("p.yaml:5:7: printers: \"Busy\" must map to one of") == true)
+        #expect(problem("printers:\n  a:\n    status: sensor.x\n  b:\n    status: sensor.x\n") == "p.yaml:5:13: printers: sensor.x is already a's status")
+        #expect(problem("printers: yes\n")?.hasPrefix("p.yaml:1:11: \"printers\" takes the printers by name below it, not one value") == true)
+        #expect(problem("printers:\nlog_level: info\n") == "p.yaml:1:1: printers: no printers under \"printers:\"")
+        // Indentation that matches nothing is libyaml's error, at the line that breaks it.
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n   progress: sensor.b\n")
+            == "p.yaml:4:4: not valid YAML: did not find expected key (while parsing a block mapping at 2:3)")
+        #expect(problem("printers:\n  a:\n    stauts: sensor.a\n") == "p.yaml:3:5: printers: unknown key \"stauts\" (did you mean status?)")
+        #expect(problem("printers:\n  a: sensor.a\n") == "p.yaml:2:6: printers: \"a\" needs its entities below it (status: sensor.…)")
+        #expect(problem("printers:\n  a:\n    status: [sensor.a]\n") == "p.yaml:3:13: \"printers.a.status\" takes one value, not a list")
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    states:\n") == "p.yaml:4:5: printers: \"states:\" has no entries")
+        #expect(problem("printers:\n  a:\n    status: sensor.a\n    states: [running]\n")?
+            .hasPrefix("p.yaml:4:13: \"printers.a.states\" takes a mapping of status texts to words") == true)
+        #expect(problem("printers:\n  \"a b\":\n    status: sensor.a\n")?.hasPrefix("p.yaml:2:3: printers: \"a b\" is not a printer name") == true)
     }
 }
 
@@ -71,10 +80,10 @@ extension PrinterMapTests {
         #expect(printers[0].camera == "camera.workshop" && printers[0].entities.isEmpty)
         #expect(printers[1].camera == "image.ender_preview" && printers[1].entities[.status] == "sensor.ender_state")
         #expect(problem("printers:\n  a:\n    camera: sensor.a_cam\n")
-            == "p.yaml:3: printers: camera must be a camera or image entity id such as camera.a_camera")
-        #expect(problem("printers:\n  a:\n    camera: camera.a\n    camera: camera.b\n") == "p.yaml:4: printers: camera is set twice")
+            == "p.yaml:3:13: printers: camera must be a camera or image entity id such as camera.a_camera")
+        #expect(problem("printers:\n  a:\n    camera: camera.a\n    camera: camera.b\n") == "p.yaml:4:5: \"camera\" is set twice")
         #expect(problem("printers:\n  a:\n    profile: octoprint\n    camera: camera.a\n")
-            == "p.yaml:2: printers: printer \"a\" needs a status entity (or only a camera)")
+            == "p.yaml:2:3: printers: printer \"a\" needs a status entity (or only a camera)")
     }
 }
 

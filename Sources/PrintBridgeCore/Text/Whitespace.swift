@@ -22,3 +22,10 @@ extension String {
     /// Without leading and trailing whitespace ("\r\n" is one Character).
     public var trimmingWhitespace: Substring { Substring(self).trimmingWhitespace }
 }
+
+extension StringProtocol {
+    /// Without `character` at either end.
+    public func trimming(_ character: Character) -> String {
+        String(drop { $0 == character }.reversed().drop { $0 == character }.reversed())
+    }
+}

@@ -70,15 +70,22 @@ public struct HAFrameReader: Sendable {
 
     /// A coalesced array's messages, its household events skipped; nil when
     /// an element does not read as a message (the whole frame is then parsed,
-    /// so the error is the frame's, as without the filter).
+    /// so the error is the frame's, as without the filter). The matcher is
+    /// the one before the frame, and messages teach it only when the frame's
+    /// inputs are taken (a registry list, a snapshot, a printer's status
+    /// making its siblings known): once anything but a pong has been read,
+    /// every element after it is parsed, since it may be about an entity
+    /// that message makes a printer's.
     private func messages(of elements: [Range<Int>], in frame: UnsafeRawBufferPointer) -> [HAMessage]? {
         var read: [HAMessage] = []
+        var filtering = true
         for range in elements {
             let element = UnsafeRawBufferPointer(rebasing: frame[range])
-            if HAFrameFilter.isIrrelevant(element, matcher: matcher) { continue }
+            if filtering, HAFrameFilter.isIrrelevant(element, matcher: matcher) { continue }
             guard let json = try? JSONParser.parse(element, skippingKeys: Self.unreadMembers),
                 let message = try? HAMessage(json: json)
             else { return nil }
+            if case .pong = message {} else { filtering = false }
             read.append(message)
         }
         return read

@@ -29,8 +29,12 @@ for target in "${targets[@]}"; do
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     echo "fuzz: $target: $runs executions in ${seconds} s, no crash"
   else
-    echo "fuzz: $target FAILED; the end of its log ($log):" >&2
-    tail -40 "$log" >&2
+    echo "fuzz: $target FAILED; what it said ($log):" >&2
+    # A Swift check's message comes first; AddressSanitizer's report of the
+    # crash handler reading memory follows it and fills the log's end.
+    grep -a -m 8 -E "Fatal error|Swift runtime failure|ERROR: AddressSanitizer|SUMMARY:|#[0-9]+ .*(Fuzz|Sources)/" "$log" >&2 || true
+    echo "fuzz: the end of its log:" >&2
+    tail -12 "$log" >&2
     status=1
   fi
 done

@@ -60,11 +60,13 @@ public func fuzzHTTP(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     // About one input in 32 (a handshake each: a few ms) also through the TLS
     // server, chosen by the bytes so a reproducer takes the same path.
     if bytes.count <= 4096, bytes.reduce(0, { $0 &+ Int($1) }) % 32 == 0 {
-        let status = statusOverTLS(bytes)
+        let (status, detail) = statusOverTLS(bytes)
         switch whole {
         case .incomplete: precondition(status == nil, "an unfinished request was answered \(status ?? 0) over TLS")
-        case .invalid(let response): precondition(status == response.status, "over TLS \(status ?? 0), parsed \(response.status)")
-        case .complete: precondition(status.map { (100..<600).contains($0) } == true, "a request over TLS got no answer")
+        case .invalid(let response):
+            precondition(status == response.status, "over TLS \(status ?? 0), parsed \(response.status); \(detail)")
+        case .complete:
+            precondition(status.map { (100..<600).contains($0) } == true, "a request over TLS got no answer; \(detail)")
         }
     }
     return 0
@@ -94,12 +96,16 @@ enum TLSTarget {
 }
 
 /// The status line's code the TLS server answered `bytes` with (its side
-/// closed after them), or nil when it answered nothing.
-func statusOverTLS(_ bytes: [UInt8]) -> Int? {
+/// closed after them), or nil when it answered nothing; and what the client
+/// saw, for a failed check's message.
+func statusOverTLS(_ bytes: [UInt8]) -> (status: Int?, detail: String) {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     precondition(socket >= 0)
     defer { close(socket) }
-    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    // Generous: a busy 2-core machine (CI, right after the test suite) must
+    // not turn a slow answer into a failed check; libFuzzer's own -timeout
+    // (10 s, scripts/fuzz.sh) is the bound.
+    var timeout = timeval(tv_sec: 8, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -112,16 +118,22 @@ func statusOverTLS(_ bytes: [UInt8]) -> Int? {
     let ssl = SSL_new(TLSTarget.shared.client)!
     defer { SSL_free(ssl) }
     SSL_set_fd(ssl, socket)
-    precondition(SSL_connect(ssl) == 1, "no TLS handshake with the agent's server")
+    let handshake = SSL_connect(ssl)
+    precondition(handshake == 1, "no TLS handshake with the agent's server: SSL error \(SSL_get_error(ssl, handshake)), errno \(errno)")
     if !bytes.isEmpty { _ = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) } }
     _ = SSL_shutdown(ssl)  // close_notify: the request ends here
     var answer: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
+    var ending = ""
     while answer.count < 1 << 20 {
         let count = SSL_read(ssl, &chunk, Int32(chunk.count))
-        guard count > 0 else { break }
+        guard count > 0 else {
+            ending = "read ended with SSL error \(SSL_get_error(ssl, count)), errno \(errno)"
+            break
+        }
         answer += chunk.prefix(Int(count))
     }
-    guard answer.starts(with: Array("HTTP/1.1 ".utf8)), answer.count >= 12 else { return nil }
-    return Int(String(decoding: answer[9..<12], as: UTF8.self))
+    let detail = "\(answer.count) bytes answered (\(String(decoding: answer.prefix(40), as: UTF8.self).debugDescription)), \(ending)"
+    guard answer.starts(with: Array("HTTP/1.1 ".utf8)), answer.count >= 12 else { return (nil, detail) }
+    return (Int(String(decoding: answer[9..<12], as: UTF8.self)), detail)
 }

@@ -171,6 +171,11 @@ import Testing
         #expect(id.count == 36 && id == id.lowercased())
         #expect(Array(id)[14] == "8", "UUID version 8")
         #expect(id != Push.derivedID("x1c-1|started|0|ac"))
+        // The same ids as ever (an outbox written by an older version keeps them):
+        // the two FNV-1a hashes as 8-4-4-4-12 hex digits.
+        #expect(id == "c27a89ef-1d23-815f-9617-34d0e48b4a58")
+        #expect(Push.derivedID("") == "cbf29ce4-8422-8325-ac62-272e07bb0142")
+        #expect(Push.derivedID("Ünïcode|é|42|" + String(repeating: "ab", count: 32)) == "53234dd4-8c2c-8937-91ff-2a20eaea6a50")
     }
 
     @Test func aPrintThatStartedAfterWatchingBeganIsStartedWithoutMemory() {

@@ -86,22 +86,36 @@ public struct Push: Hashable, Sendable {
     /// A UUID-shaped id (version 8, RFC 9562) derived from `name`: two
     /// 64-bit FNV-1a hashes with different offsets.
     public static func derivedID(_ name: String) -> String {
-        func fnv(_ offset: UInt64) -> UInt64 {
-            var hash = offset
-            for byte in name.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 1_099_511_628_211
+        var high: UInt64 = 14_695_981_039_346_656_037, low: UInt64 = 0x6C62_272E_07BB_0142
+        for byte in name.utf8 {
+            high = (high ^ UInt64(byte)) &* 1_099_511_628_211
+            low = (low ^ UInt64(byte)) &* 1_099_511_628_211
+        }
+        high = (high & ~0xF000) | 0x8000  // version 8
+        low = (low & ~(0b11 << 62)) | (0b10 << 62)  // RFC 9562 variant
+        // Written straight into the string (8-4-4-4-12 hex digits): one per
+        // push of a fan-out, where formatting through substrings was 3 % of
+        // the planning thread (perf on `replay --send`).
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var position = 0
+            func put(_ value: UInt64, digits: Int, from top: Int) {
+                for index in 0..<digits {
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(4 * (top - index))) & 0xF
+                    text[position] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+                    position += 1
+                }
             }
-            return hash
+            put(high, digits: 8, from: 15)
+            text[position] = 0x2D; position += 1
+            put(high, digits: 4, from: 7)
+            text[position] = 0x2D; position += 1
+            put(high, digits: 4, from: 3)
+            text[position] = 0x2D; position += 1
+            put(low, digits: 4, from: 15)
+            text[position] = 0x2D; position += 1
+            put(low, digits: 12, from: 11)
+            return position
         }
-        let high = (fnv(14_695_981_039_346_656_037) & ~0xF000) | 0x8000  // version 8
-        let low = (fnv(0x6C62_272E_07BB_0142) & ~(0b11 << 62)) | (0b10 << 62)  // RFC 9562 variant
-        func hex(_ value: UInt64, _ digits: Int) -> String {
-            let text = String(value, radix: 16)
-            return String(repeating: "0", count: max(0, digits - text.count)) + text
-        }
-        let h = hex(high, 16), l = hex(low, 16)
-        return "\(h.prefix(8))-\(h.dropFirst(8).prefix(4))-\(h.suffix(4))-\(l.prefix(4))-\(l.suffix(12))"
     }
 
     /// The payload as text.

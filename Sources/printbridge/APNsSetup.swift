@@ -41,23 +41,24 @@ enum APNsSetup {
 
     /// One JSON line for a push's outcome.
     static func outcomeLine(_ push: Push, _ outcome: PushOutcome) -> String {
-        var members: [(String, String)] = [
-            ("at", JSONText.quoted(ISO8601.format(push.createdAt))),
-            ("printer", JSONText.quoted(push.printerPrefix)),
-            ("event", JSONText.quoted(push.event.rawValue)),
-            ("device", JSONText.quoted(push.shortToken)),
-            ("push_type", JSONText.quoted(push.kind.rawValue)),
-            ("outcome", JSONText.quoted(outcome.name)),
-        ]
+        var line = JSONText.Object(capacity: 256)
+        line.string("at", ISO8601.format(push.createdAt))
+        line.string("printer", push.printerPrefix)
+        line.string("event", push.event.rawValue)
+        line.string("device", push.shortToken)
+        line.string("push_type", push.kind.rawValue)
+        line.string("outcome", outcome.name)
         switch outcome {
         case .delivered(let id):
-            members.append(("apns_id", JSONText.quoted(id)))
+            line.string("apns_id", id)
         case .rejected(let status, let reason, let action):
-            members += [("status", String(status)), ("reason", JSONText.quoted(reason.text))]
-            if let action { members.append(("token_action", JSONText.quoted(action.rawValue))) }
+            line.encoded("status", String(status))
+            line.string("reason", reason.text)
+            if let action { line.string("token_action", action.rawValue) }
         case .gaveUp(let cause, let attempts):
-            members += [("reason", JSONText.quoted(cause.description)), ("attempts", String(attempts))]
+            line.string("reason", cause.description)
+            line.encoded("attempts", String(attempts))
         }
-        return JSONText.object(members)
+        return line.text()
     }
 }

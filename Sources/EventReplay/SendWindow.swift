@@ -21,7 +21,9 @@ public struct SendWindow<Outcome> {
     public private(set) var handedBack = 0
     public private(set) var inFlight = 0
     private var busyTokens: Set<String> = []
-    private var answered: [Int: Outcome] = [:]
+    /// Outcomes answered but not yet handed back, by push (a slot each: no
+    /// dictionary, no array made per answer).
+    private var answered: [Outcome?]
 
     /// `tokens[i]` and `due[i]`: push i's device token and when it may go.
     public init(tokens: [String], due: [EpochTime], limit: Int = 1000) {
@@ -29,6 +31,7 @@ public struct SendWindow<Outcome> {
         self.tokens = tokens
         self.due = due
         self.limit = limit
+        answered = Array(repeating: nil, count: tokens.count)
     }
 
     /// Every push was started and every outcome handed back.
@@ -47,18 +50,20 @@ public struct SendWindow<Outcome> {
         return next - 1
     }
 
-    /// Push `index` was answered; returns the outcomes that are now next in
-    /// the recording's order (possibly none: an earlier one is still out).
-    public mutating func finish(_ index: Int, _ outcome: Outcome) -> [(index: Int, outcome: Outcome)] {
+    /// Push `index` was answered (its outcome waits until those before it
+    /// are handed back: `nextInOrder`).
+    public mutating func finish(_ index: Int, _ outcome: Outcome) {
         precondition(index < next && index >= handedBack && answered[index] == nil, "push \(index) was not in flight")
         inFlight -= 1
         busyTokens.remove(tokens[index])
         answered[index] = outcome
-        var ready: [(index: Int, outcome: Outcome)] = []
-        while let outcome = answered.removeValue(forKey: handedBack) {
-            ready.append((handedBack, outcome))
-            handedBack += 1
-        }
-        return ready
+    }
+
+    /// The next outcome in the recording's order, if it was answered.
+    public mutating func nextInOrder() -> (index: Int, outcome: Outcome)? {
+        guard handedBack < answered.count, let outcome = answered[handedBack] else { return nil }
+        answered[handedBack] = nil
+        handedBack += 1
+        return (handedBack - 1, outcome)
     }
 }

@@ -152,39 +152,36 @@ struct ReplayCommand: AsyncParsableCommand {
     /// Sends each push at its time: a Live Activity then moves on the phone
     /// as the print did, and no push is stamped in the future. Pushes due
     /// together (a fan-out to many phones, or a backlog once the clock has
-    /// passed them) go out at once, multiplexed on the one connection; two
-    /// to the same token never share a batch, so each phone gets its pushes
-    /// in order. Outcome lines keep the recording's order. Returns how many
-    /// were not delivered.
+    /// passed them) go out at once, multiplexed on the one connection, up to
+    /// 1,000 in flight, the next starting as one is answered (`SendWindow`);
+    /// two to the same token are never in flight together, so each phone
+    /// gets its pushes in order. Outcome lines keep the recording's order.
+    /// Returns how many were not delivered.
     static func send(_ pushes: [Push], with sender: APNsSender, output: inout LineWriter) async -> Int {
+        var window = SendWindow<PushOutcome>(tokens: pushes.map(\.token), due: pushes.map(\.createdAt))
         var undelivered = 0
-        var index = 0
-        while index < pushes.count {
-            let wait = pushes[index].createdAt - SystemClock().now()
-            if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
-            let now = SystemClock().now()
-            var end = index + 1
-            var tokens: Set<String> = [pushes[index].token]
-            while end < pushes.count, end - index < 1000, pushes[end].createdAt <= now,
-                tokens.insert(pushes[end].token).inserted
-            {
-                end += 1
-            }
-            let outcomes = await withTaskGroup(of: (Int, PushOutcome).self) { group in
-                for position in index..<end {
+        await withTaskGroup(of: (Int, PushOutcome).self) { group in
+            while !window.isDone {
+                let now = SystemClock().now()
+                while let position = window.start(at: now) {
                     group.addTask { (position, await sender.send(pushes[position])) }
                 }
-                var outcomes = [PushOutcome?](repeating: nil, count: end - index)
-                for await (position, outcome) in group { outcomes[position - index] = outcome }
-                return outcomes.compactMap { $0 }
+                if window.inFlight == 0 {
+                    // Nothing out and nothing may start: the next push is not due yet.
+                    output.flush()
+                    let wait = (window.nextDue ?? now) - now
+                    if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+                    continue
+                }
+                guard let (position, outcome) = await group.next() else { break }
+                window.finish(position, outcome)
+                while let (index, outcome) = window.nextInOrder() {
+                    if !outcome.isDelivered { undelivered += 1 }
+                    output.write(APNsSetup.outcomeLine(pushes[index], outcome))
+                }
             }
-            for (push, outcome) in zip(pushes[index..<end], outcomes) {
-                if !outcome.isDelivered { undelivered += 1 }
-                output.write(APNsSetup.outcomeLine(push, outcome))
-            }
-            output.flush()
-            index = end
         }
+        output.flush()
         return undelivered
     }
 

@@ -36,7 +36,8 @@ import Testing
                 continue
             }
             let answered = inFlight.remove(at: Int(random.next() % UInt64(inFlight.count)))
-            for (index, outcome) in window.finish(answered, "outcome \(answered)") {
+            window.finish(answered, "outcome \(answered)")
+            while let (index, outcome) = window.nextInOrder() {
                 #expect(outcome == "outcome \(index)")
                 handedBack.append(index)
             }
@@ -66,9 +67,13 @@ import Testing
         var window = SendWindow<Int>(tokens: tokens, due: Array(repeating: EpochTime(seconds: 0), count: tokens.count))
         let now = EpochTime(seconds: 0)
         #expect([window.start(at: now), window.start(at: now), window.start(at: now)] == [0, 1, nil])
-        #expect(window.finish(1, 0).isEmpty)
+        window.finish(1, 0)
+        #expect(window.nextInOrder() == nil, "b's outcome waits for a's")
         #expect(window.start(at: now) == nil, "a's first push is still out")
-        #expect(window.finish(0, 0).map(\.index) == [0, 1])
+        window.finish(0, 0)
+        #expect(window.nextInOrder()?.index == 0)
+        #expect(window.nextInOrder()?.index == 1)
+        #expect(window.nextInOrder() == nil)
         #expect([window.start(at: now), window.start(at: now), window.start(at: now)] == [2, 3, nil])
     }
 
@@ -77,11 +82,15 @@ import Testing
         #expect(window.start(at: EpochTime(seconds: 1)) == 0)
         #expect(window.start(at: EpochTime(seconds: 1)) == nil, "b is due at 5")
         #expect(window.nextDue == EpochTime(seconds: 5))
-        #expect(window.finish(0, 7).map(\.outcome) == [7])
+        window.finish(0, 7)
+        #expect(window.nextInOrder()?.outcome == 7)
         #expect(window.start(at: EpochTime(seconds: 5)) == 1)
         #expect(window.start(at: EpochTime(seconds: 5)) == 2)
-        #expect(window.finish(2, 9).isEmpty, "c's outcome waits for b's")
-        #expect(window.finish(1, 8).map(\.index) == [1, 2])
+        window.finish(2, 9)
+        #expect(window.nextInOrder() == nil, "c's outcome waits for b's")
+        window.finish(1, 8)
+        #expect(window.nextInOrder()?.outcome == 8)
+        #expect(window.nextInOrder()?.outcome == 9)
         #expect(window.isDone)
     }
 

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
@@ -64,7 +59,7 @@ public final class APNsSender: PushSender {
     }
 
     public func send(_ push: Push) async -> PushOutcome {
-        let apnsID = push.apnsID ?? UUID().uuidString.lowercased()
+        let apnsID = push.apnsID ?? Push.randomID()
         var attempts = 0
         var renewedForExpiry = false
         var lastProblem = GiveUpCause.connection("no attempt made")

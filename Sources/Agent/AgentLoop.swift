@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ControlAPI
 import HomeAssistantLink
 import Logging
@@ -185,7 +180,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         let entries = output.pushes.map { push -> Outbox.Entry in
             var push = push
             // One apns-id for every attempt, across restarts too.
-            if push.apnsID == nil { push.apnsID = UUID().uuidString.lowercased() }
+            if push.apnsID == nil { push.apnsID = Push.randomID() }
             lastSequence += 1
             return Outbox.Entry(sequence: lastSequence, push: push)
         }

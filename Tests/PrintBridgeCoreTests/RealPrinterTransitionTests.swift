@@ -176,6 +176,15 @@ import Testing
         #expect(id == "c27a89ef-1d23-815f-9617-34d0e48b4a58")
         #expect(Push.derivedID("") == "cbf29ce4-8422-8325-ac62-272e07bb0142")
         #expect(Push.derivedID("Ünïcode|é|42|" + String(repeating: "ab", count: 32)) == "53234dd4-8c2c-8937-91ff-2a20eaea6a50")
+        // Fresh ids (Live Activity updates): version 4 UUIDs, lowercase, all different.
+        let fresh = (0..<10_000).map { _ in Push.randomID() }
+        #expect(Set(fresh).count == fresh.count)
+        for id in fresh.prefix(100) {
+            let characters = Array(id)
+            #expect(id.count == 36 && [8, 13, 18, 23].allSatisfy { characters[$0] == "-" }, "\(id)")
+            #expect(characters[14] == "4" && "89ab".contains(characters[19]), "version 4, RFC 9562 variant: \(id)")
+            #expect(id.allSatisfy { "0123456789abcdef-".contains($0) }, "\(id)")
+        }
     }
 
     @Test func aPrintThatStartedAfterWatchingBeganIsStartedWithoutMemory() {

@@ -26,6 +26,11 @@ import Testing
     @Test func formatsUTCWithMilliseconds() {
         #expect(ISO8601.format(EpochTime(seconds: 1_795_165_200.25)) == "2026-11-20T09:00:00.250Z")
         #expect(ISO8601.format(EpochTime(seconds: 0)) == "1970-01-01T00:00:00.000Z")
+        // The ends of four-digit years, and past them (written the long way).
+        #expect(ISO8601.format(EpochTime(seconds: 253_402_300_799.999)) == "9999-12-31T23:59:59.999Z")
+        #expect(ISO8601.format(EpochTime(seconds: -62_167_219_200)) == "0000-01-01T00:00:00.000Z")
+        #expect(ISO8601.format(EpochTime(seconds: 253_402_300_800)) == "10000-01-01T00:00:00.000Z")
+        #expect(ISO8601.format(EpochTime(seconds: -0.001)) == "1969-12-31T23:59:59.999Z")
         let time = EpochTime(seconds: 1_709_208_000.5)
         #expect(ISO8601.parse(ISO8601.format(time)) == time)
         for text in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "0001-01-01T01:00:00+01:00"] {

@@ -4,6 +4,14 @@ import Testing
 @testable import PrintBridgeCore
 
 @Suite struct AlertPayloadTests {
+    @Test func tokensAreShownShortened() {
+        #expect(TokenFormat.shortened(String(repeating: "ab", count: 32)) == "ababab…abab")
+        #expect(TokenFormat.shortened("0123456789abc") == "012345…9abc")
+        #expect(TokenFormat.shortened("0123456789ab") == "••••", "twelve or fewer: nothing of it shown")
+        #expect(TokenFormat.shortened("") == "")
+        #expect(TokenFormat.shortened("ünïcödé-tökén-x") == "ünïcöd…én-x", "by characters, not bytes")
+    }
+
     @Test func matchesTheSeedShapeExactly() throws {
         let bytes = try AlertPayload(
             event: .complete, prefix: "x1c", printerName: "X1C", fileName: "benchy.3mf", status: .complete,

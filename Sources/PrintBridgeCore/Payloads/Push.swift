@@ -153,13 +153,16 @@ public enum TokenFormat {
         // Tokens are hex: bytes are characters, and counting them is not a
         // walk through grapheme clusters (3,600 instructions a line of
         // `replay --send` output, callgrind).
-        let utf8 = token.utf8
-        if utf8.count > 12, utf8.allSatisfy({ $0 < 0x80 }) {
-            var bytes = Array(utf8.prefix(6))
-            bytes += "…".utf8
-            bytes += utf8.suffix(4)
-            return String(decoding: bytes, as: UTF8.self)
+        let ascii = token.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            guard bytes.count > 12, !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            return String(unsafeUninitializedCapacity: 13) { text in
+                for index in 0..<6 { text[index] = bytes[index] }
+                (text[6], text[7], text[8]) = (0xE2, 0x80, 0xA6)  // …
+                for index in 0..<4 { text[9 + index] = bytes[bytes.count - 4 + index] }
+                return 13
+            }
         }
+        if let ascii = ascii ?? nil { return ascii }
         guard token.count > 12 else { return String(repeating: "•", count: min(token.count, 4)) }
         return "\(token.prefix(6))…\(token.suffix(4))"
     }

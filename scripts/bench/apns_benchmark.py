@@ -23,7 +23,12 @@ the recording, planning every phone's pushes, sending them; beside aioapns
 sending as many pushes with as many in flight as the agent had at most
 (its batches of up to 1,000). Target: >= 10x aioapns.
 
-usage: python3 scripts/bench/apns_benchmark.py [--count 30000] [--concurrency 100] [--rounds 3] [--phones 10000] [--skip-build]
+--callgrind PHONES also counts the fan-out's instructions a push under
+callgrind (the whole process, to PHONES phones): a figure the machine's load
+does not move.
+
+usage: python3 scripts/bench/apns_benchmark.py [--count 30000] [--concurrency 100] [--rounds 3] [--phones 10000]
+       [--callgrind 2000] [--skip-build]
 """
 import argparse
 import base64
@@ -167,6 +172,32 @@ def fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key
     return {"printbridge": agent, "aioapns": peer, "concurrency": concurrency, "steal": steal.percent()}
 
 
+def fan_out_instructions(phones, workdir, pin_server, cert, server_key, signing_key):
+    """Instructions a push of the fan-out costs the whole `replay --send`
+    process (reading, planning, sending, outcome lines; callgrind's total
+    over the pushes h2mock answered): a figure that does not move with the
+    machine's load. The binary runs without its debug information (valgrind
+    3.19 gives up on the DWARF 5 of a C shim, metrics_benchmark.py says)."""
+    from agent_harness import callgrind_instructions
+    devices = os.path.join(workdir, "phones-callgrind.json")
+    with open(devices, "w") as f:
+        json.dump([{"apnsToken": f"{index + 1:064x}", "printerPrefix": "x1c_00m09a350100123"}
+                   for index in range(phones)], f)
+    plain = os.path.join(workdir, "printbridge-plain")
+    subprocess.check_call(["strip", "--strip-debug", "-o", plain, os.path.join(ROOT, ".build", "deploy", "release", "printbridge")])
+    server = H2Mock(pin_server, cert, server_key)
+    environment = dict(os.environ, APNS_TEAM_ID=TEAM_ID, APNS_KEY_ID=KEY_ID, APNS_BUNDLE_ID=BUNDLE,
+                       APNS_KEY_PATH=signing_key, APNS_BASE_URL=f"https://127.0.0.1:{server.port}", APNS_CA_FILE=cert,
+                       SWIFT_DETERMINISTIC_HASHING="1")
+    try:
+        total, _ = callgrind_instructions(
+            [plain, "replay", os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl"), "--devices", devices,
+             "--send", "--speed", "1000000"], env=environment, who="apns_benchmark.py")
+    finally:
+        _, requests = server.stop()
+    return total, requests
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--count", type=int, default=30_000)
@@ -174,6 +205,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--phones", type=int, default=10_000, help="the fan-out's phones (0: no fan-out)")
     parser.add_argument("--skip-build", action="store_true")
+    parser.add_argument("--callgrind", type=int, default=0, metavar="PHONES",
+                        help="also count the fan-out's instructions a push (callgrind), to PHONES phones")
     args = parser.parse_args()
     ensure_tools()
     build_h2mock()
@@ -229,6 +262,8 @@ def main():
             rounds.append(figures)
         steal = steal.percent()
         fanout = fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key) if args.phones else None
+        counted = fan_out_instructions(args.callgrind, workdir, pin_server, cert, server_key, signing_key) \
+            if args.callgrind else None
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -268,6 +303,10 @@ def main():
               f"{'met' if fan_ratio >= TARGET_VERSUS_AIOAPNS else 'NOT met'}")
         if agent["delivered"] != peer["delivered"]:
             sys.exit("the fan-out's pushes were not all delivered")
+    if counted:
+        total, requests = counted
+        print(f"fan-out instructions (callgrind, {args.callgrind:,} phones, {requests:,} pushes): "
+              f"{total / max(1, requests):,.0f} a push, the whole replay --send process")
     if shown["printbridge"]["delivered"] != args.count:
         sys.exit("not every push was delivered")
     if shown["printbridge"]["connections"] != 1:

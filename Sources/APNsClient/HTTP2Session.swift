@@ -26,6 +26,7 @@ final class HTTP2Session {
     /// A PING (or its answer) arrived since the connection last looked.
     var pingReceived = false
     private var session: OpaquePointer?
+    private var scratch = HeaderScratch()
     private let authority: String
     private let maximumStreams: Int
 
@@ -71,6 +72,16 @@ final class HTTP2Session {
         return refused
     }
 
+    /// Whether a header's value is new in every request (APNs' `apns-id`):
+    /// sent as a literal never indexed (RFC 7541 §6.2.3). Indexed, each id
+    /// entered nghttp2's 4 KB HPACK table, pushed out the values that repeat
+    /// (the provider token above all, ~300 bytes as an entry) and had them
+    /// sent again: 3,900 instructions a push in `nghttp2_session_mem_send`
+    /// (callgrind, replay --send). nghttp2 already leaves `:path` unindexed
+    /// (`hd_deflate_should_indexing`, lib/nghttp2_hd.c). A plain comparison,
+    /// not a set: hashing the name cost as much as the table saved.
+    static func isNeverIndexed(_ name: String) -> Bool { name == "apns-id" }
+
     /// Queues one request (`canOpenStream` must be true).
     func submit(_ submission: HTTP2Submission, now: EpochTime) {
         guard let session else {
@@ -78,48 +89,28 @@ final class HTTP2Session {
             return
         }
         let request = submission.request
-        var fields: [(String, String)] = [
-            (":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", request.path),
-        ]
-        fields += request.headers
-        fields.append(("content-length", String(request.body.count)))
-        // One buffer for every name and value; nghttp2 copies them.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count })
-        for (name, value) in fields {
-            Self.append(name, to: &bytes)
-            Self.append(value, to: &bytes)
-        }
+        // Names and values are written into one scratch buffer kept across
+        // requests, and the nghttp2_nv list into another: nghttp2 copies
+        // both before `nghttp2_submit_request` returns. (Building a tuple
+        // array, a byte array and an nv array for each request, and
+        // appending each string's UTF-8 generically, was ~14,000
+        // instructions a push, callgrind on the sender benchmark.)
+        let length = String(request.body.count)
+        scratch.reset()
+        scratch.add(":method", "POST")
+        scratch.add(":scheme", "https")
+        scratch.add(":authority", authority)
+        scratch.add(":path", request.path)
+        for (name, value) in request.headers { scratch.add(name, value, neverIndexed: Self.isNeverIndexed(name)) }
+        scratch.add("content-length", length)
         let stream = HTTP2Stream(submission, started: now)
-        let id = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            var offset = 0
-            var fieldList: [nghttp2_nv] = []
-            fieldList.reserveCapacity(fields.count)
-            for (name, value) in fields {
-                let nameLength = name.utf8.count
-                let valueLength = value.utf8.count
-                fieldList.append(nghttp2_nv(
-                    name: buffer.baseAddress! + offset, value: buffer.baseAddress! + offset + nameLength,
-                    namelen: nameLength, valuelen: valueLength, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-                offset += nameLength + valueLength
-            }
-            var provider = Self.bodyProvider
-            return nghttp2_submit_request(session, nil, fieldList, fieldList.count, &provider, nil)
-        }
+        var provider = Self.bodyProvider
+        let id = scratch.withFields { fields, count in nghttp2_submit_request(session, nil, fields, count, &provider, nil) }
         guard id > 0 else {
             submission.continuation.resume(throwing: HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))"))
             return
         }
         streams[id] = stream
-    }
-
-    /// A string's UTF-8 copied in one piece (a native string's is contiguous):
-    /// appending the `UTF8View` went through it generically, ~170
-    /// instructions a header name or value, 3,300 a push (callgrind).
-    private static func append(_ text: String, to bytes: inout [UInt8]) {
-        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: text.utf8)
-        }
     }
 
     /// Takes bytes read from the server; throws when they break the protocol.

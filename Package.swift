@@ -37,6 +37,8 @@ let package = Package(
         .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
         // For the fuzz package's TLS client (Fuzz/Sources/FuzzHTTP).
         .library(name: "COpenSSL", targets: ["COpenSSL"]),
+        // For the fuzz package's WebSocket target (Fuzz/Sources/FuzzWebSocket).
+        .library(name: "HomeAssistantLink", targets: ["HomeAssistantLink"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -80,6 +82,10 @@ let package = Package(
             name: "CYAML", pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]),
 
+        // WebSocket frames for the HA link (frame-level API). Debian's
+        // libwslay-dev has no pkg-config file: the module map links it.
+        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
+
         // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcExtras"),
         .systemLibrary(name: "CSwiftRuntimeHooks"),
@@ -117,7 +123,7 @@ let package = Package(
         .target(
             name: "HomeAssistantLink",
             dependencies: [
-                "PrintBridgeCore", "NamedThreads", "CLibWebSockets", "COpenSSL",
+                "PrintBridgeCore", "NamedThreads", "CLibWebSockets", "CWslay", "COpenSSL",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 

@@ -29,6 +29,9 @@ let package = Package(
             "CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge"),
             .product(name: "SettingsYAML", package: "PrintBridge"), .product(name: "Yams", package: "Yams"),
         ]),
+        // The HA link's own WebSocket (ws://): the upgrade's answer and the frames, read whole,
+        // in two pieces and byte by byte, to the same messages, answers and outcome.
+        .executableTarget(name: "FuzzWebSocket", dependencies: ["CLibFuzzer", .product(name: "HomeAssistantLink", package: "PrintBridge")]),
         // ISO 8601 timestamps: parse, format, parse again.
         .executableTarget(name: "FuzzISO8601", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
         // Time zone files (TZif) and their footers' POSIX TZ rules: refused, or offsets within ±26 h that agree with the changes.

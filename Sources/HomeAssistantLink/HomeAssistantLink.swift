@@ -45,6 +45,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var closeRequested = false
     /// The WebSocket handshake completed on the current connection.
     private var isEstablished = false
+    /// ws:// (a RAW connection, `LinkContext.connect`): the upgrade under
+    /// way, whether its request went out, then the frames; nil for wss://.
+    private var upgrade: WebSocketUpgrade?
+    private var upgradeRequestSent = false
+    private var framer: WebSocketFramer?
+    /// The server broke the WebSocket protocol: our close says so (1002).
+    private var framingFault = false
     private var lastDisconnectCause = DisconnectCause.closed
     private let control = Mutex(Control())
     private var serviceThread: NamedThread?
@@ -439,6 +446,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         closeRequested = false
         outgoing.removeAll()
         incoming.removeAll()
+        resetFraming()
         lastDisconnectCause = .connectFailed("connection failed")
         wsi = lws.connect()
         if wsi == nil { disconnected(.connectFailed("cannot connect to \(endpoint)")) }
@@ -458,6 +466,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         isEstablished = false
         outgoing.removeAll()
         incoming.removeAll()
+        resetFraming()
         yield(.disconnected(cause))
         guard !stopping else { return }
         run(session.disconnected(at: clock.now(), random: Double.random(in: 0...1)))
@@ -555,5 +564,116 @@ public final class HomeAssistantLink: @unchecked Sendable {
 
     func closed() {
         disconnected(closeRequested ? lastDisconnectCause : .closed)
+    }
+
+    // MARK: - ws:// over libwebsockets' RAW role
+
+    /// Seconds HA has to answer the upgrade: what libwebsockets' WebSocket
+    /// client allows a server (its context's timeout_secs, left at
+    /// AWAITING_TIMEOUT, 20 s).
+    static let upgradeTimeout: Int32 = 20
+
+    private func resetFraming() {
+        upgrade = nil
+        upgradeRequestSent = false
+        framer = nil
+        framingFault = false
+    }
+
+    /// The TCP connection is up: the upgrade request goes out when it is writable.
+    func rawConnected(_ connection: OpaquePointer?) {
+        wsi = connection
+        upgrade = WebSocketUpgrade()
+        upgradeRequestSent = false
+        lastDisconnectCause = .connectFailed(
+            "Home Assistant closed the connection, or did not answer within \(Self.upgradeTimeout) s, during the WebSocket upgrade")
+        lws_set_timeout(connection, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE, Self.upgradeTimeout)
+        lws_callback_on_writable(connection)
+    }
+
+    /// Bytes from HA: the upgrade's answer, then frames (maybe both in one
+    /// piece). Returns false to close the connection at once.
+    func rawReceived(_ connection: OpaquePointer?, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var frameBytes = bytes
+        if upgrade != nil {
+            switch upgrade!.receive(bytes) {
+            case .needMore:
+                return true
+            case .failed(let reason):
+                upgrade = nil
+                lastDisconnectCause = .connectFailed(reason)
+                return false
+            case .upgraded(let start):
+                upgrade = nil
+                lws_set_timeout(connection, NO_PENDING_TIMEOUT, 0)
+                framer = WebSocketFramer(maximumMessageBytes: maximumMessageBytes)
+                established(connection)
+                frameBytes = UnsafeRawBufferPointer(rebasing: bytes[start...])
+            }
+        }
+        // Nothing may come before the answer to a request not yet sent.
+        guard let framer else { return false }
+        switch framer.receive(frameBytes, deliver: { piece, final in received(piece, final: final) }) {
+        case .open:
+            break
+        case .closed:
+            close(because: .closed)
+        case .protocolError(let reason):
+            framingFault = true
+            close(because: .protocolEnded("Home Assistant broke the WebSocket protocol: \(reason)"))
+        case .messageTooLarge:
+            close(because: .messageTooLarge(limitMiB: maximumMessageBytes >> 20))
+        }
+        if !framer.pending.isEmpty { lws_callback_on_writable(connection) }
+        return true
+    }
+
+    /// Writes the upgrade request, or the waiting control frames and one
+    /// queued text as one write (libwebsockets wants one `lws_write` per
+    /// writable callback); returns false to close the connection.
+    func rawWritable(_ connection: OpaquePointer?) -> Bool {
+        if let upgrade, !upgradeRequestSent {
+            upgradeRequestSent = true
+            let request = upgrade.request(host: endpoint.host, port: endpoint.port, secure: endpoint.secure, path: endpoint.path)
+            return writeRaw(connection, request)
+        }
+        // Waiting for the answer: nothing else goes out before it.
+        guard let framer else { return !closeRequested }
+        var bytes = framer.takePending()
+        if closeRequested {
+            bytes += framer.closeFrame(closeCode)
+            if !bytes.isEmpty { _ = writeRaw(connection, bytes) }
+            return false
+        }
+        if !outgoing.isEmpty { bytes += framer.textFrame(outgoing.removeFirst()) }
+        guard bytes.isEmpty || writeRaw(connection, bytes) else { return false }
+        if !outgoing.isEmpty { lws_callback_on_writable(connection) }
+        return true
+    }
+
+    /// Why our close frame closes (RFC 6455 §7.4.1).
+    private var closeCode: WebSocketFramer.CloseCode {
+        switch lastDisconnectCause {
+        case .shuttingDown: return .goingAway
+        case .messageTooLarge: return .tooBig
+        default: return framingFault ? .protocolError : .normal
+        }
+    }
+
+    private func writeRaw(_ connection: OpaquePointer?, _ bytes: [UInt8]) -> Bool {
+        let pre = pb_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre + bytes.count)
+        buffer.replaceSubrange(pre..<(pre + bytes.count), with: bytes)
+        let written = buffer.withUnsafeMutableBufferPointer { pointer in
+            lws_write(connection, pointer.baseAddress! + pre, bytes.count, pb_lws_write_raw())
+        }
+        return written >= bytes.count
+    }
+
+    /// The RAW connection ended: before the upgrade was through, it is a
+    /// failed connect (with the upgrade's failure when there was one).
+    func rawClosed() {
+        guard isEstablished else { return disconnected(lastDisconnectCause) }
+        closed()
     }
 }

@@ -30,6 +30,15 @@ func linkCallback(
         link.disconnected(.connectFailed(detail))
     case LWS_CALLBACK_CLIENT_CLOSED:
         link.closed()
+    // ws://: plain TCP, the upgrade and the frames are the link's (`LinkContext.connect`).
+    case LWS_CALLBACK_RAW_CONNECTED:
+        link.rawConnected(wsi)
+    case LWS_CALLBACK_RAW_RX:
+        return link.rawReceived(wsi, UnsafeRawBufferPointer(start: input, count: length)) ? 0 : -1
+    case LWS_CALLBACK_RAW_WRITEABLE:
+        return link.rawWritable(wsi) ? 0 : -1
+    case LWS_CALLBACK_RAW_CLOSE:
+        link.rawClosed()
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         link.wokenUp()
     default:

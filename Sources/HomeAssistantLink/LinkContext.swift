@@ -17,6 +17,7 @@ final class LinkContext {
     private let path: UnsafeMutablePointer<CChar>
     private let caFile: UnsafeMutablePointer<CChar>?
     private let get = strdup("GET")!
+    private let raw = strdup("RAW")!
     private let http11 = strdup("http/1.1")!
     private let endpoint: HAEndpoint
 
@@ -62,11 +63,21 @@ final class LinkContext {
     deinit {
         if let context { lws_context_destroy(context) }
         protocols.deallocate()
-        for string in [name, host, path, get, http11] { free(string) }
+        for string in [name, host, path, get, raw, http11] { free(string) }
         if let caFile { free(caFile) }
     }
 
     /// Starts a client connection to the endpoint (nil: failed at once).
+    ///
+    /// ws:// is a RAW (plain TCP) connection on which the link does the
+    /// WebSocket upgrade and framing itself (`WebSocketUpgrade`,
+    /// `WebSocketFramer`): libwebsockets 4.1.6's WebSocket client reads
+    /// every byte through a per-byte state machine. wss:// is, for now,
+    /// still libwebsockets' WebSocket client: 4.1.6's RAW client cannot do
+    /// TLS (lib/core-net/connect.c, lws_client_connect_via_info, lines
+    /// 343–371: with LCCSCF_USE_SSL it starts TLS before the socket exists,
+    /// as Debian builds it without LWS_WITH_SYS_ASYNC_DNS, and the connect
+    /// fails). A temporary split, until the link does TLS over RAW itself.
     func connect() -> OpaquePointer? {
         var info = lws_client_connect_info()
         info.context = context
@@ -77,6 +88,7 @@ final class LinkContext {
         info.port = Int32(endpoint.port)
         info.ssl_connection = endpoint.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0
         info.ietf_version_or_minus_one = -1
+        if !endpoint.secure { info.method = UnsafePointer(raw) }
         info.local_protocol_name = UnsafePointer(name)
         // No `pwsi`: libwebsockets would keep that address and write through
         // it when a connection in its handshake is dropped, long after a

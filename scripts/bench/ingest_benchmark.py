@@ -196,12 +196,18 @@ def main():
         server.stdin.write(f"GO {number}\n")
         server.stdin.flush()
 
-    def agent_command(ha_port, api_port, state, prefix=(), **extra_env):
+    def agent_command(ha_port, api_port, state, prefix=(), plain=False, **extra_env):
+        """`plain`: the binary without its debug information, for valgrind
+        (3.19 gives up on the DWARF 5 of a C shim; metrics_benchmark.py)."""
         env = dict(os.environ, **extra_env, HA_URL=f"http://127.0.0.1:{ha_port}", HA_TOKEN=TOKEN, STATE_DIR=state,
                    API_LISTEN=f"127.0.0.1:{api_port}", API_TOKEN="bench-token-0123456789", LOG_LEVEL="warning",
                    GNUTLS_NO_IMPLICIT_INIT="1")  # as every deployment sets it
         os.makedirs(state, exist_ok=True)
-        agent = subprocess.Popen(list(prefix) + [binary, "run", "--dry-run", "--devices", devices], env=env,
+        program = binary
+        if plain:
+            program = os.path.join(work, "printbridge-plain")
+            subprocess.check_call(["strip", "--strip-debug", "-o", program, binary])
+        agent = subprocess.Popen(list(prefix) + [program, "run", "--dry-run", "--devices", devices], env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         processes.append(agent)
         return agent
@@ -393,7 +399,7 @@ def count_instructions(args, work, start_server, agent_command, start_peer, go):
     server, lines, port, frames, size = start_server(args.callgrind)
     out = os.path.join(work, "callgrind.out")
     valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p"]
-    agent = agent_command(port, free_port(), os.path.join(work, "state-callgrind"), valgrind,
+    agent = agent_command(port, free_port(), os.path.join(work, "state-callgrind"), valgrind, plain=True,
                           # 50 times slower under valgrind, the agent would read the pong to its
                           # ping (30 s) behind megabytes of queued events later than 10 s, and
                           # close the connection as silent.

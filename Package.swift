@@ -37,6 +37,8 @@ let package = Package(
         .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
         // For the fuzz package's TLS client (Fuzz/Sources/FuzzHTTP).
         .library(name: "COpenSSL", targets: ["COpenSSL"]),
+        // For the fuzz package's frame target (Fuzz/Sources/FuzzHAFrames): the scan's two ways.
+        .library(name: "CJSONScan", targets: ["CJSONScan"]),
         // For the fuzz package's WebSocket target (Fuzz/Sources/FuzzWebSocket).
         .library(name: "HomeAssistantLink", targets: ["HomeAssistantLink"]),
     ],
@@ -105,9 +107,15 @@ let package = Package(
         // The Live Activity types shared with the iOS app.
         .target(name: "PrinterActivityContent"),
 
-        // Pure core: HA message model, matching, cache, planning, payloads. No C, no I/O.
+        // The HA frame filter's scan of coalesced arrays, 16 bytes at a time
+        // (SSE2): Swift's SIMD types compile to loops over their lanes
+        // (Sources/CJSONScan/JSONScan.c says more).
+        .target(name: "CJSONScan"),
+
+        // Pure core: HA message model, matching, cache, planning, payloads.
+        // No I/O; no C but CJSONScan's one scan.
         .target(
-            name: "PrintBridgeCore", dependencies: ["PrinterActivityContent"],
+            name: "PrintBridgeCore", dependencies: ["PrinterActivityContent", "CJSONScan"],
             // The alert texts, one file per language, compiled in.
             resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 

@@ -16,7 +16,9 @@ let package = Package(
     targets: [
         .target(name: "CLibFuzzer"),
         // HA frames: the frame filter against the full parser, and the pushes they make.
-        .executableTarget(name: "FuzzHAFrames", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
+        .executableTarget(name: "FuzzHAFrames", dependencies: [
+            "CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge"), .product(name: "CJSONScan", package: "PrintBridge"),
+        ]),
         // The app's API: the HTTP request parser, read whole and in pieces, and the routes;
         // about one input in 32 also through a real server over TLS (issue 34).
         .executableTarget(name: "FuzzHTTP", dependencies: [

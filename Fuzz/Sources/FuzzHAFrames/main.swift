@@ -1,3 +1,4 @@
+import CJSONScan
 import CLibFuzzer
 
 #if canImport(Glibc)
@@ -25,6 +26,16 @@ public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var parsedPipeline = PrinterPipeline(devices: devices, clock: ManualClock())
     for frame in bytes.split(separator: 0x0A) {
         let slice = UnsafeRawBufferPointer(rebasing: frame)
+        // The coalesced-array scan 16 bytes at a time and byte by byte: the
+        // same end for an object starting at any of the frame's first braces.
+        var braces = 0
+        for offset in slice.indices where slice[offset] == UInt8(ascii: "{") && braces < 8 {
+            braces += 1
+            let rest = UnsafeRawBufferPointer(rebasing: slice[offset...]).bindMemory(to: UInt8.self)
+            let vectorized = pb_json_object_length(rest.baseAddress, rest.count, 511, 1)
+            let bytewise = pb_json_object_length(rest.baseAddress, rest.count, 511, 0)
+            precondition(vectorized == bytewise, "the scan's two ways: \(vectorized) vs \(bytewise) at \(offset)")
+        }
         let viaFilter = Result { () throws(HAMessageError) in try filtering.messages(in: slice) }
         let viaParser = Result { () throws(HAMessageError) in try parsing.messages(in: slice) }
         var filteredInputs: [PrinterInput] = []

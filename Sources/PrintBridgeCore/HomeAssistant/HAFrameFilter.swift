@@ -1,3 +1,5 @@
+import CJSONScan
+
 /// Decides from raw bytes, without parsing, whether an HA message can be
 /// about a printer at all.
 ///
@@ -65,8 +67,9 @@ public enum HAFrameFilter {
     /// coalesced messages: `homeassistant/components/websocket_api/http.py`,
     /// `_writer`, joins what was queued as `[` + `,`.join + `]`), as byte
     /// ranges, so each household event in it can be skipped like a frame of
-    /// its own. The scan follows strings (to their closing quote, eight bytes
-    /// at a time) and nesting only; it checks nothing else. Nil for any other
+    /// its own. The scan follows strings (to their closing quote, over
+    /// escapes) and nesting only, 16 bytes at a time (`pb_json_object_length`,
+    /// Sources/CJSONScan); it checks nothing else. Nil for any other
     /// frame, an element that is not an object, nesting the parser would
     /// refuse, or anything the scan cannot follow: the parser then reads the
     /// frame whole and says what is wrong with it.
@@ -84,37 +87,10 @@ public enum HAFrameFilter {
             skipSpace()
             guard i < end, bytes[i] == UInt8(ascii: "{") else { return nil }
             let start = i
-            var depth = 0
-            scan: while i < end {
-                switch bytes[i] {
-                case UInt8(ascii: "\""):
-                    // To the closing quote, stepping over escapes.
-                    i += 1
-                    while true {
-                        guard let stop = firstQuoteOrBackslash(bytes, from: i, to: end) else { return nil }
-                        if bytes[stop] == UInt8(ascii: "\"") {
-                            i = stop + 1
-                            break
-                        }
-                        i = stop + 2
-                    }
-                    continue scan
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                    // The array itself is one level: deeper than the parser goes, it reads and refuses the frame.
-                    guard depth < JSONParser.maximumDepth - 1 else { return nil }
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 {
-                        i += 1
-                        break scan
-                    }
-                default:
-                    break
-                }
-                i += 1
-            }
-            guard depth == 0, i <= end else { return nil }
+            // The array itself is one level: deeper than the parser goes, it reads and refuses the frame.
+            let length = pb_json_object_length(bytes + start, end - start, Int32(JSONParser.maximumDepth - 1), 1)
+            guard length > 0 else { return nil }
+            i = start + length
             elements.append(start..<i)
             skipSpace()
             guard i < end else { return nil }

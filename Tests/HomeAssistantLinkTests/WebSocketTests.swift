@@ -343,7 +343,7 @@ enum ServerFrame {
         #expect(cause == .closed)
         // The server writes down the link's close once it has read it.
         var seen = Self.stats(stats)
-        for _ in 0..<50 where seen["close_code"] as? Int == nil {
+        for _ in 0..<200 where seen["close_code"] as? Int == nil {  // up to 20 s: a busy machine
             try await Task.sleep(nanoseconds: 100_000_000)
             seen = Self.stats(stats)
         }

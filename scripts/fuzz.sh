@@ -30,9 +30,12 @@ for target in "${targets[@]}"; do
     echo "fuzz: $target: $runs executions in ${seconds} s, no crash"
   else
     echo "fuzz: $target FAILED; what it said ($log):" >&2
-    # A Swift check's message comes first; AddressSanitizer's report of the
-    # crash handler reading memory follows it and fills the log's end.
-    grep -a -m 8 -E "Fatal error|Swift runtime failure|ERROR: AddressSanitizer|SUMMARY:|#[0-9]+ .*(Fuzz|Sources)/" "$log" >&2 || true
+    # A Swift check's message comes first (AddressSanitizer's report of the
+    # crash handler reading memory follows it); otherwise AddressSanitizer's
+    # own report, whole up to its summary: the access, both stacks, and which
+    # frame and variable the address belongs to. Shadow bytes are left out.
+    grep -a -m 2 -E "Fatal error|Swift runtime failure" "$log" >&2 || true
+    sed -n '/ERROR: AddressSanitizer/,/^SUMMARY:/p' "$log" | grep -a -v -E "^ *$" | head -60 >&2 || true
     echo "fuzz: the end of its log:" >&2
     tail -12 "$log" >&2
     status=1

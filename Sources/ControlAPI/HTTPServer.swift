@@ -441,11 +441,16 @@ public final class HTTPServer: @unchecked Sendable {
         switch connection.transport {
         case .undecided:
             guard let tls else { return nil }
-            var first: UInt8 = 0
-            guard recv(descriptor, &first, 1, Int32(MSG_PEEK)) == 1 else {
+            // Peeked into the receive buffer, like every other read here: a
+            // 1-byte stack variable handed to recv was where AddressSanitizer
+            // pointed twice in CI's fuzzing (not reproduced here); the buffer
+            // keeps the server thread's reads in one place.
+            let peeked = receiveBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, 1, Int32(MSG_PEEK)) }
+            guard peeked == 1 else {
                 drop(descriptor)
                 return nil
             }
+            let first = receiveBuffer[0]
             if first == 0x16, let ssl = SSL_new(tls.context.context) {
                 SSL_set_fd(ssl, descriptor)
                 connection.transport = .tls(ssl, established: false)

@@ -443,7 +443,7 @@ public final class HTTPServer: @unchecked Sendable {
             guard let tls else { return nil }
             // Peeked into the receive buffer, like every other read here: a
             // 1-byte stack variable handed to recv was where AddressSanitizer
-            // pointed twice in CI's fuzzing (not reproduced here); the buffer
+            // pointed at in CI's fuzzing (not reproduced here); the buffer
             // keeps the server thread's reads in one place.
             let peeked = receiveBuffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, 1, Int32(MSG_PEEK)) }
             guard peeked == 1 else {

@@ -1,16 +1,32 @@
 import CJSONScan
 import Testing
 
-/// The coalesced-array scan's two ways (16 bytes at a time, and byte by
-/// byte) find the same end of an object, with the structural bytes and
-/// escapes at every position of a block.
+/// The coalesced-array scan's ways (32 bytes at a time where the machine has
+/// AVX2, 16, and byte by byte) find the same end of an object, with the
+/// structural bytes and escapes at every position of a block.
 @Suite struct JSONObjectScanTests {
-    func length(_ text: String, depth: Int = 511) -> (vectorized: Int, bytewise: Int) {
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBufferPointer { buffer in
-            (Int(pb_json_object_length(buffer.baseAddress, buffer.count, Int32(depth), 1)),
-             Int(pb_json_object_length(buffer.baseAddress, buffer.count, Int32(depth), 0)))
+    /// The widths this machine reads: byte by byte, 16, and 32 with AVX2.
+    static let widths: [Int32] = pb_json_scan_widest() >= 32 ? [1, 16, 32] : [1, 16]
+
+    /// The length found at each width, byte by byte first.
+    static func lengths(_ bytes: [UInt8], depth: Int32) -> [Int] {
+        bytes.withUnsafeBufferPointer { buffer in
+            widths.map { Int(pb_json_object_length(buffer.baseAddress, buffer.count, depth, $0)) }
         }
+    }
+
+    /// The length every width agrees on; nil (and the lengths) when they differ.
+    func length(_ text: String, depth: Int = 511) -> Int? {
+        let found = Self.lengths(Array(text.utf8), depth: Int32(depth))
+        return Set(found).count == 1 ? found[0] : nil
+    }
+
+    @Test func theMachinesWidestBlockIsOneOfTheWidths() {
+        let widest = pb_json_scan_widest()
+        #if arch(x86_64)
+        #expect(widest == 16 || widest == 32)
+        #endif
+        #expect(Self.widths.last.map(Int.init) == Int(widest) || widest == 1)
     }
 
     @Test func theEndOfAnObjectStepsOverStringsEscapesAndNesting() {
@@ -20,7 +36,7 @@ import Testing
             let text = "{\"pad\":\"" + String(repeating: "p", count: padding) + "\",\"o\":" + object + "}" + ",{\"next\":1}"
             let expected = text.utf8.count - ",{\"next\":1}".utf8.count
             let found = length(text)
-            #expect(found.vectorized == expected && found.bytewise == expected, "padding \(padding): \(found)")
+            #expect(found == expected, "padding \(padding): \(Self.lengths(Array(text.utf8), depth: 511))")
         }
     }
 
@@ -29,7 +45,7 @@ import Testing
         for offset in 0..<48 {
             let text = "{\"s\":\"" + String(repeating: "q", count: offset) + "\\\"}]\"}"
             let found = length(text)
-            #expect(found.vectorized == text.utf8.count && found.bytewise == text.utf8.count, "offset \(offset): \(found)")
+            #expect(found == text.utf8.count, "offset \(offset): \(Self.lengths(Array(text.utf8), depth: 511))")
         }
     }
 
@@ -37,14 +53,27 @@ import Testing
         for text in [
             "", "[1]", "{", #"{"a":"never ends}"#, #"{"a":{"b":1}"#, "{\"a\":\"x\\", String(repeating: "{", count: 40),
         ] {
-            let found = length(text)
-            #expect(found.vectorized == 0 && found.bytewise == 0, "\(text.debugDescription): \(found)")
+            #expect(length(text) == 0, "\(text.debugDescription): \(Self.lengths(Array(text.utf8), depth: 511))")
         }
         // Nesting stops at the depth given, both ways.
         let deep = String(repeating: "[", count: 20) + String(repeating: "]", count: 20)
         let nested = "{\"a\":" + deep + "}"
-        #expect(length(nested, depth: 21) == (0, 0))
-        #expect(length(nested, depth: 22) == (nested.utf8.count, nested.utf8.count))
+        #expect(length(nested, depth: 21) == 0)
+        #expect(length(nested, depth: 22) == nested.utf8.count)
+    }
+
+    @Test func nestingIsRefusedAtTheLimitWhereverItFallsInABlock() {
+        // Brackets counted a block at a time must still stop at the limit,
+        // and a block that closes to depth 0 must still end where it does.
+        for padding in 0..<70 {
+            for nesting in [3, 10, 40] {
+                let text = "{\"p\":\"" + String(repeating: "p", count: padding) + "\",\"x\":"
+                    + String(repeating: "[", count: nesting) + String(repeating: "]", count: nesting) + "}"
+                // The object itself is one level: the deepest point is 1 + nesting.
+                #expect(length(text, depth: nesting + 1) == 0, "padding \(padding), nesting \(nesting)")
+                #expect(length(text + "{}", depth: nesting + 2) == text.utf8.count, "padding \(padding), nesting \(nesting)")
+            }
+        }
     }
 
     @Test func randomBytesEndTheSameBothWays() {
@@ -60,14 +89,15 @@ import Testing
                 let closing = random.next() % 25 == 0
                 bytes.append(closing ? Array("}]".utf8)[Int(random.next() % 2)] : alphabet[Int(random.next() % UInt64(alphabet.count))])
             }
-            let found = bytes.withUnsafeBufferPointer { buffer in
-                (pb_json_object_length(buffer.baseAddress, buffer.count, 64, 1), pb_json_object_length(buffer.baseAddress, buffer.count, 64, 0))
-            }
-            #expect(found.0 == found.1, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
-            // Read past two blocks (an end there, or none at all).
-            if bytes.count > 32 && (found.0 == 0 || found.0 > 32) { longObjects += 1 }
+            let found = Self.lengths(bytes, depth: 64)
+            #expect(Set(found).count == 1, "\(found): \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            // A low limit: blocks whose opens may reach it are read bracket by bracket.
+            let shallow = Self.lengths(bytes, depth: 6)
+            #expect(Set(shallow).count == 1, "depth 6: \(shallow): \(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            // Read past two blocks of 32 (an end there, or none at all).
+            if bytes.count > 64 && (found[0] == 0 || found[0] > 64) { longObjects += 1 }
         }
-        #expect(longObjects > 2_000, "inputs read past two blocks: \(longObjects)")
+        #expect(longObjects > 1_000, "inputs read past two blocks: \(longObjects)")
     }
 }
 

@@ -32,9 +32,14 @@ public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         for offset in slice.indices where slice[offset] == UInt8(ascii: "{") && braces < 8 {
             braces += 1
             let rest = UnsafeRawBufferPointer(rebasing: slice[offset...]).bindMemory(to: UInt8.self)
-            let vectorized = pb_json_object_length(rest.baseAddress, rest.count, 511, 1)
-            let bytewise = pb_json_object_length(rest.baseAddress, rest.count, 511, 0)
-            precondition(vectorized == bytewise, "the scan's two ways: \(vectorized) vs \(bytewise) at \(offset)")
+            // Every width the machine reads, and a low nesting limit too.
+            for depth: Int32 in [511, 4] {
+                let bytewise = pb_json_object_length(rest.baseAddress, rest.count, depth, 1)
+                for width: Int32 in [16, 32] {
+                    let blocks = pb_json_object_length(rest.baseAddress, rest.count, depth, width)
+                    precondition(blocks == bytewise, "the scan \(width) at a time: \(blocks), byte by byte \(bytewise), at \(offset), limit \(depth)")
+                }
+            }
         }
         let viaFilter = Result { () throws(HAMessageError) in try filtering.messages(in: slice) }
         let viaParser = Result { () throws(HAMessageError) in try parsing.messages(in: slice) }

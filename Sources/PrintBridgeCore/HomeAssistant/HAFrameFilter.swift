@@ -68,7 +68,7 @@ public enum HAFrameFilter {
     /// `_writer`, joins what was queued as `[` + `,`.join + `]`), as byte
     /// ranges, so each household event in it can be skipped like a frame of
     /// its own. The scan follows strings (to their closing quote, over
-    /// escapes) and nesting only, 16 bytes at a time (`pb_json_object_length`,
+    /// escapes) and nesting only, 32 or 16 bytes at a time (`pb_json_object_length`,
     /// Sources/CJSONScan); it checks nothing else. Nil for any other
     /// frame, an element that is not an object, nesting the parser would
     /// refuse, or anything the scan cannot follow: the parser then reads the
@@ -88,7 +88,7 @@ public enum HAFrameFilter {
             guard i < end, bytes[i] == UInt8(ascii: "{") else { return nil }
             let start = i
             // The array itself is one level: deeper than the parser goes, it reads and refuses the frame.
-            let length = pb_json_object_length(bytes + start, end - start, Int32(JSONParser.maximumDepth - 1), 1)
+            let length = pb_json_object_length(bytes + start, end - start, Int32(JSONParser.maximumDepth - 1), -1)
             guard length > 0 else { return nil }
             i = start + length
             elements.append(start..<i)

@@ -52,8 +52,13 @@ final class LinkContext {
         // default). A busy HA's burst of a hundred household events is ~35 KB:
         // read in one go, it costs one pass through the link's loop and one
         // coalescing pause instead of nine (2,000 events/s: ~575 -> ~200
-        // context switches/s, about a quarter less CPU).
-        info.pt_serv_buf_size = 32 * 1024
+        // context switches/s, about a quarter less CPU). In a flood, reads of
+        // 256 KB rather than 32 KB take a fifth of the agent's CPU an event
+        // off (1.56 -> 1.21 µs; 128 KB: 1.32, 512 KB: 1.23;
+        // scripts/bench/ingest_benchmark.py): fewer passes, system calls and
+        // window updates. The buffer is malloc'd once (mmap'd, so a page costs
+        // memory only once a read has filled it: after a flood, not at idle).
+        info.pt_serv_buf_size = 256 * 1024
         info.client_ssl_ca_filepath = self.caFile.map { UnsafePointer($0) }
         lws_set_log_level(getenv("PRINTBRIDGE_LWS_LOG") != nil ? 0x7F : LLL_ERR, nil)
         info.user = owner

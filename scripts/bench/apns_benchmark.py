@@ -25,10 +25,12 @@ sending as many pushes with as many in flight as the agent had at most
 
 --callgrind PHONES also counts the fan-out's instructions a push under
 callgrind (the whole process, to PHONES phones): a figure the machine's load
-does not move.
+does not move. --callgrind-sender N counts the instructions a request of
+the sender alone (APNsBenchmark) and of h2load, N requests each: the sender's
+share of h2load's ceiling by instructions.
 
 usage: python3 scripts/bench/apns_benchmark.py [--count 30000] [--concurrency 100] [--rounds 3] [--phones 10000]
-       [--callgrind 2000] [--skip-build]
+       [--callgrind 2000] [--callgrind-sender 8000] [--skip-build]
 """
 import argparse
 import base64
@@ -172,6 +174,44 @@ def fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key
     return {"printbridge": agent, "aioapns": peer, "concurrency": concurrency, "steal": steal.percent()}
 
 
+def h2load_command(port, token, count, concurrency, payload, jwt):
+    """h2load sending `count` requests shaped like the sender's (headers, body) on one connection."""
+    return ["h2load", f"https://127.0.0.1:{port}/3/device/{token}", "-n", str(count), "-c", "1",
+            "-m", str(concurrency), "-d", payload, "-H", f"authorization: bearer {jwt}",
+            "-H", "apns-push-type: alert", "-H", f"apns-topic: {BUNDLE}", "-H", "apns-priority: 10",
+            "-H", f"apns-expiration: {int(time.time()) + 3600}", "-H", "apns-collapse-id: x1c.complete",
+            "-H", "apns-id: 0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"]
+
+
+def sender_instructions(count, concurrency, workdir, pin_server, cert, server_key, signing_key, payload, token, jwt):
+    """Instructions a request of the sender alone (APNsBenchmark) and of
+    h2load, each sending `count` requests with `concurrency` in flight on one
+    connection to its own h2mock (callgrind's totals, start-up included, over
+    the requests h2mock answered): the sender's share of h2load's ceiling in
+    a figure that does not move with the machine's load."""
+    from agent_harness import callgrind_instructions
+    counted = {}
+    environment = dict(os.environ, APNS_TEAM_ID=TEAM_ID, APNS_KEY_ID=KEY_ID, APNS_BUNDLE_ID=BUNDLE,
+                       APNS_KEY_PATH=signing_key, APNS_CA_FILE=cert, SWIFT_DETERMINISTIC_HASHING="1")
+    for name in ("printbridge", "h2load"):
+        server = H2Mock(pin_server, cert, server_key)
+        if name == "printbridge":
+            command = [APNS_BENCHMARK, "--count", str(count), "--concurrency", str(concurrency)]
+            env = dict(environment, APNS_BASE_URL=f"https://127.0.0.1:{server.port}")
+        else:
+            command = [shutil.which("h2load")] + h2load_command(server.port, token, count, concurrency, payload, jwt)[1:]
+            env = None
+        try:
+            total, _ = callgrind_instructions(command, env=env, who="apns_benchmark.py")
+        finally:
+            _, requests = server.stop()
+        # (APNsBenchmark sends one push first, on its own, to open the connection.)
+        if requests < count:
+            sys.exit(f"apns_benchmark.py: {name} under callgrind had {requests} of {count} requests answered")
+        counted[name] = total / requests
+    return counted
+
+
 def fan_out_instructions(phones, workdir, pin_server, cert, server_key, signing_key):
     """Instructions a push of the fan-out costs the whole `replay --send`
     process (reading, planning, sending, outcome lines; callgrind's total
@@ -207,6 +247,8 @@ def main():
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--callgrind", type=int, default=0, metavar="PHONES",
                         help="also count the fan-out's instructions a push (callgrind), to PHONES phones")
+    parser.add_argument("--callgrind-sender", type=int, default=0, metavar="N",
+                        help="also count the instructions a request of the sender alone and of h2load (callgrind), N requests each")
     args = parser.parse_args()
     ensure_tools()
     build_h2mock()
@@ -234,12 +276,8 @@ def main():
         for _ in range(args.rounds):
             figures = {}
             server = H2Mock(pin_server, cert, server_key)
-            h2 = subprocess.run(pin_client + [
-                "h2load", f"https://127.0.0.1:{server.port}/3/device/{token}", "-n", str(args.count), "-c", "1",
-                "-m", str(args.concurrency), "-d", payload, "-H", f"authorization: bearer {jwt}",
-                "-H", "apns-push-type: alert", "-H", f"apns-topic: {BUNDLE}", "-H", "apns-priority: 10",
-                "-H", f"apns-expiration: {int(time.time()) + 3600}", "-H", "apns-collapse-id: x1c.complete",
-                "-H", "apns-id: 0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"], capture_output=True, text=True, check=True).stdout
+            h2 = subprocess.run(pin_client + h2load_command(server.port, token, args.count, args.concurrency, payload, jwt),
+                                capture_output=True, text=True, check=True).stdout
             figures["h2load"] = {"pushes_per_second": float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", h2).group(1)),
                                  "delivered": int(re.search(r"status codes: (\d+) 2xx", h2).group(1))}
             figures["h2load"]["connections"], _ = server.stop()
@@ -264,6 +302,9 @@ def main():
         fanout = fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key) if args.phones else None
         counted = fan_out_instructions(args.callgrind, workdir, pin_server, cert, server_key, signing_key) \
             if args.callgrind else None
+        sender_counted = sender_instructions(args.callgrind_sender, args.concurrency, workdir, pin_server, cert,
+                                             server_key, signing_key, payload, token, jwt) \
+            if args.callgrind_sender else None
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -307,6 +348,12 @@ def main():
         total, requests = counted
         print(f"fan-out instructions (callgrind, {args.callgrind:,} phones, {requests:,} pushes): "
               f"{total / max(1, requests):,.0f} a push, the whole replay --send process")
+    if sender_counted:
+        share = sender_counted["h2load"] / sender_counted["printbridge"]
+        print(f"sender alone, instructions a request (callgrind, {args.callgrind_sender:,} requests, "
+              f"{args.concurrency} in flight, start-up included): PrintBridge {sender_counted['printbridge']:,.0f}, "
+              f"h2load {sender_counted['h2load']:,.0f}: {100 * share:.0f} % of h2load's ceiling by instructions "
+              f"(target >= 80 %: {'met' if share >= 0.8 else 'NOT met'})")
     if shown["printbridge"]["delivered"] != args.count:
         sys.exit("not every push was delivered")
     if shown["printbridge"]["connections"] != 1:

@@ -35,6 +35,10 @@ public final class HomeAssistantLink: @unchecked Sendable {
     public static let pauseBacklog = BackPressure.pauseAt
     public static let resumeBacklog = BackPressure.resumeAt
 
+    /// The most one read takes from the socket (libwebsockets' per-thread
+    /// buffer, resident from the start: LinkContext says why this size).
+    public static let readBufferBytes = 256 * 1024
+
     private var session: HASession
     /// The libwebsockets context and what it needs (set last in `init`: it
     /// is given this link's address).

@@ -56,9 +56,10 @@ final class LinkContext {
         // 256 KB rather than 32 KB take a fifth of the agent's CPU an event
         // off (1.56 -> 1.21 µs; 128 KB: 1.32, 512 KB: 1.23;
         // scripts/bench/ingest_benchmark.py): fewer passes, system calls and
-        // window updates. The buffer is malloc'd once (mmap'd, so a page costs
-        // memory only once a read has filled it: after a flood, not at idle).
-        info.pt_serv_buf_size = 256 * 1024
+        // window updates. The buffer is resident from the context's start:
+        // 0.22 MiB more RssAnon than 32 KB (daemon_benchmark.py: idle 2.97 ->
+        // 3.15 MiB; LinkFootprint counts it).
+        info.pt_serv_buf_size = UInt32(HomeAssistantLink.readBufferBytes)
         info.client_ssl_ca_filepath = self.caFile.map { UnsafePointer($0) }
         lws_set_log_level(getenv("PRINTBRIDGE_LWS_LOG") != nil ? 0x7F : LLL_ERR, nil)
         info.user = owner

@@ -41,5 +41,5 @@ let reader = HAFrameReader()
 let before = heapBytes()
 let link = HomeAssistantLink(endpoint: endpoint, accessToken: "unused", reader: reader)
 let taken = heapBytes() - before
-print(#"{"fileLimit":\#(limit.rlim_cur),"bytes":\#(taken)}"#)
+print(#"{"fileLimit":\#(limit.rlim_cur),"bytes":\#(taken),"readBuffer":\#(HomeAssistantLink.readBufferBytes)}"#)
 withExtendedLifetime(link) {}

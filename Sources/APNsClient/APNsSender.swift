@@ -65,12 +65,12 @@ public final class APNsSender: PushSender {
         var lastProblem = GiveUpCause.connection("no attempt made")
         while attempts < retry.maximumAttempts {
             attempts += 1
-            guard let jwt = tokens.withLock({ $0.token(at: clock.now()) }) else {
+            guard let authorization = tokens.withLock({ $0.authorization(at: clock.now()) }) else {
                 return .gaveUp(cause: .signing, attempts: attempts)
             }
             let response: HTTP2Response
             do {
-                response = try await client.send(Self.request(for: push, apnsID: apnsID, jwt: jwt))
+                response = try await client.send(Self.request(for: push, apnsID: apnsID, authorization: authorization))
             } catch let error as HTTP2TransportError {
                 if error.isShutdown { return .gaveUp(cause: .shutDown, attempts: attempts) }
                 lastProblem = .connection(error.message)
@@ -115,9 +115,10 @@ public final class APNsSender: PushSender {
     /// The HTTP/2 request for a push: path, APNs headers, payload (public
     /// for the benchmark that counts a push's instructions from HA frame to
     /// request, Benchmarks/Sources/PathInstructions).
-    public static func request(for push: Push, apnsID: String, jwt: String) -> HTTP2Request {
+    /// `authorization`: `bearer <provider token>`.
+    public static func request(for push: Push, apnsID: String, authorization: String) -> HTTP2Request {
         var headers: [(String, String)] = [
-            ("authorization", "bearer " + jwt),
+            ("authorization", authorization),
             ("apns-push-type", push.kind.rawValue),
             ("apns-topic", push.topic),
             ("apns-priority", String(push.priority)),

@@ -111,7 +111,7 @@ public final class HTTP2Client: @unchecked Sendable {
 
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withResponseContinuation { continuation in
             let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
                 guard !state.stopping else { return (false, false) }
                 state.queue.append(HTTP2Submission(request: request, continuation: continuation))

@@ -271,6 +271,26 @@ import Testing
         #expect(later != nil, "21 minutes later renewal is allowed")
     }
 
+    @Test func theAuthorizationHeaderFollowsTheToken() async throws {
+        let server = try MockAPNsServer(ignoreIAT: true)
+        let key = try APNsSigningKey(path: server.keyPath)
+        var cache = ProviderTokenCache(teamID: MockAPNsServer.teamID, keyID: MockAPNsServer.keyID, key: key)
+        let start = EpochTime(seconds: 1_795_165_200)
+        let firstAuthorization = cache.authorization(at: start)
+        let first = try #require(firstAuthorization)
+        let firstToken = cache.token(at: start)
+        let token = try #require(firstToken)
+        #expect(first == "bearer " + token)
+        #expect(cache.authorization(at: start + 49 * 60) == first)
+        // Renewed: the header carries the new token, not the one it was made for first.
+        let renewedAuthorization = cache.authorization(at: start + 50 * 60)
+        let renewed = try #require(renewedAuthorization)
+        let renewedToken = cache.token(at: start + 50 * 60)
+        let newToken = try #require(renewedToken)
+        #expect(newToken != token && renewed == "bearer " + newToken)
+        #expect(cache.renewals == 2)
+    }
+
     @Test func theTokenHasTheDocumentedShape() throws {
         let server = try MockAPNsServer(ignoreIAT: true)
         var cache = ProviderTokenCache(teamID: "TEAMID1234", keyID: "KEYID56789", key: try APNsSigningKey(path: server.keyPath))

@@ -182,7 +182,7 @@ func sendable(
         for input in reader.inputs(from: message) { pushes += pipeline.handle(input).pushes }
     }
     for push in pushes {
-        let request = APNsSender.request(for: push, apnsID: push.apnsID ?? UUID().uuidString.lowercased(), jwt: jwt)
+        let request = APNsSender.request(for: push, apnsID: push.apnsID ?? UUID().uuidString.lowercased(), authorization: "bearer " + jwt)
         bytes += request.path.utf8.count + request.body.count + request.headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         if push.kind == .alert { alerts += 1 }
     }

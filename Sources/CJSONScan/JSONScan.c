@@ -198,11 +198,12 @@ size_t pb_json_object_length(const uint8_t *bytes, size_t count, int max_depth, 
     size_t r = (size_t)-1;
 #if defined(__x86_64__)
     if (width >= 32 && pb_json_scan_widest() >= 32) r = blocks32(bytes, count, &i, &s, max_depth);
-    else
+    if (r != (size_t)-1) return r;
 #endif
 #if defined(__SSE2__)
+    /* After 32-byte blocks, a last 16-byte one before the byte-by-byte tail. */
     if (width >= 16) r = blocks16(bytes, count, &i, &s, max_depth);
-#endif
     if (r != (size_t)-1) return r;
+#endif
     return bytewise(bytes, count, i, &s, max_depth);
 }

@@ -47,16 +47,16 @@ fi
 
 # The agent's code in the order it runs at start-up and idle
 # (scripts/symbol-order.txt, written by scripts/symbol-order.py): packed at
-# the front, the code an idle agent touches maps 5.9 MiB instead of 8.4 MiB
+# the front, the code an idle agent touches maps 5.4 MiB instead of 8.4 MiB
 # (the kernel maps code 64 KB around each page touched). Names the toolchain
 # lacks are skipped; a stale list only maps more pages. SwiftPM does not
 # relink when only linker flags change, so a list newer than the binary
 # removes the binary first.
+binary="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
 order=()
 if [[ "$product" == printbridge && -f scripts/symbol-order.txt ]]; then
   order=(-Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt" -Xlinker --no-warn-symbol-ordering)
-  built="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
-  if [[ -f "$built" && scripts/symbol-order.txt -nt "$built" ]]; then rm -f "$built"; fi
+  if [[ -f "$binary" && scripts/symbol-order.txt -nt "$binary" ]]; then rm -f "$binary"; fi
 fi
 
 swift build -c release --static-swift-stdlib "${package[@]}" --product "$product" \
@@ -64,7 +64,6 @@ swift build -c release --static-swift-stdlib "${package[@]}" --product "$product
 
 # The static C++ runtime is checked, not assumed: a toolchain that stops
 # asking for -lstdc++ by name would link the shared one again, silently.
-binary="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
 if readelf -d "$binary" | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s)' >&2; then
   echo "build-release.sh: $binary needs the shared C++ runtime above; it should be linked in statically" >&2
   exit 1

@@ -3,6 +3,7 @@
 mock, the inputs an agent is started with, and the environment that points
 PrintBridge at the mock APNs."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -153,6 +154,11 @@ def callgrind_instructions(command, env=None, who="callgrind"):
         result = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={workdir}/callgrind.out"] + command,
             capture_output=True, text=True, env=env)
+        # CALLGRIND_KEEP=DIR keeps the profile (for callgrind_annotate) as DIR/<program>.callgrind.out.
+        keep = os.environ.get("CALLGRIND_KEEP")
+        if keep and os.path.exists(f"{workdir}/callgrind.out"):
+            os.makedirs(keep, exist_ok=True)
+            shutil.copy(f"{workdir}/callgrind.out", os.path.join(keep, os.path.basename(command[0]) + ".callgrind.out"))
     found = re.search(r"Collected : (\d+)", result.stderr)
     if result.returncode != 0 or not found:
         sys.exit(f"{who}: callgrind failed:\n{result.stdout[-1000:]}{result.stderr[-2000:]}")

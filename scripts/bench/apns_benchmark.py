@@ -153,7 +153,7 @@ def fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key
     seconds = time.monotonic() - started
     connections, requests = server.stop()
     if result.returncode != 0:
-        sys.exit("replay --send failed:\n" + result.stderr[-2000:])
+        sys.exit("replay --send failed:\n" + result.stdout[-1500:] + result.stderr[-2000:])
     if sum(1 for line in result.stdout.splitlines() if line.strip()) != requests:
         sys.exit(f"replay --send printed other outcomes than the {requests} requests h2mock answered")
     delivered = sum(1 for line in result.stdout.splitlines() if '"delivered"' in line or " delivered" in line)

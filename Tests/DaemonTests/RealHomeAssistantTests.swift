@@ -69,6 +69,10 @@ import Testing
                 "HA_TOKEN": token, "HA_PING_INTERVAL": "2", "HA_PONG_TIMEOUT": "2", "LIVE_ACTIVITY_INTERVAL": "2",
                 // Real time: the holds are on, shortened to keep the test short.
                 "START_SETTLE": "3", "CANCEL_WINDOW": "5", "FLICKER_WINDOW": "60",
+                // The picture's path through HA's real camera proxy is tested
+                // here, not the wait: HA (Python) on a loaded 2-core machine
+                // once took longer than the default 3 s, so the most allowed.
+                "SNAPSHOT_TIMEOUT": "10",
             ])
         #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
         ha.send("play")

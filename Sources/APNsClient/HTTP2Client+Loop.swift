@@ -86,7 +86,7 @@ extension HTTP2Client {
         retry.removeAll()
         pending.removeAll()
         pendingHead = 0
-        for submission in left { submission.continuation.resume(throwing: HTTP2TransportError.shutdown) }
+        for submission in left { submission.fail(HTTP2TransportError.shutdown) }
         // Marked stopped in the same lock that takes the waiters: one that
         // comes later sees `stopped` and does not wait.
         let waitingForStop = shared.withLock { state in
@@ -114,7 +114,7 @@ extension HTTP2Client {
         for var submission in connection.takeRefused() {
             submission.refusals += 1
             if submission.refusals > Self.maximumRefusals {
-                submission.continuation.resume(throwing: HTTP2TransportError(
+                submission.fail(HTTP2TransportError(
                     .stream, "\(origin.authority) refused the request \(Self.maximumRefusals + 1) times"))
             } else {
                 retry.append(submission)
@@ -125,7 +125,7 @@ extension HTTP2Client {
         if connection.stalledStreams > 0 { options.onConnectionReplaced?(connection.stalledStreams) }
         if !connection.wasOpen {
             let error = connection.closeError ?? HTTP2TransportError(.connect, "no connection to \(origin.authority)")
-            while let submission = nextSubmission() { submission.continuation.resume(throwing: error) }
+            while let submission = nextSubmission() { submission.fail(error) }
         }
     }
 }

@@ -25,7 +25,8 @@ import Synchronization
 ///
 /// All connection state lives on one named thread (`pb-apns`). Callers
 /// append to a locked queue and wake that thread through an eventfd only when
-/// it sleeps; answers come back through continuations. The one blocking call
+/// it sleeps; answers come back through a continuation (`send(_:)`) or
+/// straight to a receiver (`send(_:to:)`, a fan-out's way). The one blocking call
 /// a connection needs, the host name's lookup, runs beside that thread
 /// (`AddressLookup`), never on it.
 ///
@@ -112,19 +113,37 @@ public final class HTTP2Client: @unchecked Sendable {
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         try await withResponseContinuation { continuation in
-            let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
-                guard !state.stopping else { return (false, false) }
-                state.queue.append(HTTP2Submission(request: request, continuation: continuation))
-                let wake = state.sleeping
-                state.sleeping = false
-                return (true, wake)
-            }
-            if !accepted {
-                continuation.resume(throwing: HTTP2TransportError.shutdown)
-            } else if wake {
-                wakeSignal.signal()
-            }
+            let submission = HTTP2Submission(request: request, reply: .waiting(continuation))
+            if !enqueue(CollectionOfOne(submission)) { submission.fail(.shutdown) }
         }
+    }
+
+    /// Sends every request and returns at once; `receiver` gets each one's
+    /// answer or failure, tagged with the request's position (from 0).
+    /// One lock and at most one wake-up for the lot, and no task or
+    /// continuation a request. The client keeps `maximumStreams` in flight
+    /// and sends the rest as streams end. After shutdown each is failed
+    /// (`shutdown`) before this returns.
+    public func send(_ requests: some Sequence<HTTP2Request>, to receiver: any HTTP2ResponseReceiver) {
+        let submissions = requests.enumerated().map { position, request in
+            HTTP2Submission(request: request, reply: .receiver(receiver, tag: position))
+        }
+        if !enqueue(submissions) {
+            for submission in submissions { submission.fail(.shutdown) }
+        }
+    }
+
+    /// Queues submissions for the loop, waking it if it sleeps; false once stopping.
+    private func enqueue(_ submissions: some Collection<HTTP2Submission>) -> Bool {
+        let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
+            guard !state.stopping else { return (false, false) }
+            state.queue.append(contentsOf: submissions)
+            let wake = state.sleeping
+            state.sleeping = false
+            return (true, wake)
+        }
+        if wake { wakeSignal.signal() }
+        return accepted
     }
 
     /// Stops taking requests, lets those in flight finish for up to `grace`

@@ -1,81 +1,81 @@
 import CNGHTTP2
 
-/// One request's header fields as nghttp2 takes them, in memory kept from
-/// one request to the next: the names and values side by side in one
-/// buffer, and the `nghttp2_nv` list pointing into it. nghttp2 copies both
-/// in `nghttp2_submit_request`, so the next request may reuse them.
+/// A request's header list as nghttp2 takes it (`nghttp2_nv`), in memory
+/// kept from one request to the next: ":method", ":scheme" and
+/// ":authority" (the same for every request, written once), then the
+/// request's own fields, pointed at where `HTTP2Fields` holds them, then
+/// `content-length`. nghttp2 copies names and values in
+/// `nghttp2_submit_request`, so nothing here needs to outlive the call.
 /// Used only on the client's loop thread.
 final class HeaderScratch {
-    private struct Field {
-        var name: Int, nameLength: Int, value: Int, valueLength: Int, flags: UInt8
-    }
-
-    private var bytes: UnsafeMutableRawPointer
-    private var capacity: Int
-    private var used = 0
-    private var fields: [Field] = []
+    /// The fixed fields' names and values, and the content length's digits.
+    private let fixed: UnsafeMutableRawBufferPointer
+    private let fixedFields: [nghttp2_nv]
+    private let lengthName: UnsafeMutablePointer<UInt8>
+    private let lengthDigits: UnsafeMutablePointer<UInt8>
     private var list: UnsafeMutablePointer<nghttp2_nv>
     private var listCapacity: Int
 
-    init() {
-        capacity = 4096
-        bytes = .allocate(byteCount: capacity, alignment: 8)
+    init(authority: String) {
+        let pairs = [(":method", "POST"), (":scheme", "https"), (":authority", authority), ("content-length", "")]
+        let size = pairs.reduce(20) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+        fixed = .allocate(byteCount: size, alignment: 8)
+        var used = 0
+        var fields: [nghttp2_nv] = []
+        let base = fixed.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        for (name, value) in pairs {
+            let nameAt = used
+            fixed.baseAddress!.advanced(by: used).copyMemory(from: Array(name.utf8), byteCount: name.utf8.count)
+            used += name.utf8.count
+            let valueAt = used
+            fixed.baseAddress!.advanced(by: used).copyMemory(from: Array(value.utf8), byteCount: value.utf8.count)
+            used += value.utf8.count
+            fields.append(nghttp2_nv(
+                name: base + nameAt, value: base + valueAt, namelen: name.utf8.count, valuelen: value.utf8.count,
+                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+        }
+        lengthName = fields.removeLast().name
+        lengthDigits = base + used  // 20 bytes: any Int's digits
+        fixedFields = fields
         listCapacity = 16
         list = .allocate(capacity: listCapacity)
-        fields.reserveCapacity(listCapacity)
     }
 
     deinit {
-        bytes.deallocate()
+        fixed.deallocate()
         list.deallocate()
     }
 
-    /// Forgets the last request's fields.
-    func reset() {
-        used = 0
-        fields.removeAll(keepingCapacity: true)
-    }
-
-    /// Adds a field; `neverIndexed`: sent as a literal never indexed (RFC 7541 §6.2.3).
-    func add(_ name: String, _ value: String, neverIndexed: Bool = false) {
-        let nameAt = copy(name), valueAt = copy(value)
-        let flags = neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
-        fields.append(Field(
-            name: nameAt, nameLength: name.utf8.count, value: valueAt, valueLength: value.utf8.count,
-            flags: UInt8(flags.rawValue)))
-    }
-
-    /// Calls `body` with the fields as nghttp2's list and their count.
-    func withFields(_ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
-        if fields.count > listCapacity {
+    /// Calls `body` with `request`'s whole header list and its count.
+    func withFields(of request: HTTP2Request, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
+        let needed = fixedFields.count + request.fields.count + 1
+        if needed > listCapacity {
             list.deallocate()
-            listCapacity = fields.count
+            listCapacity = needed
             list = .allocate(capacity: listCapacity)
         }
-        let base = bytes.assumingMemoryBound(to: UInt8.self)
-        for (index, field) in fields.enumerated() {
-            list[index] = nghttp2_nv(
-                name: base + field.name, value: base + field.value, namelen: field.nameLength,
-                valuelen: field.valueLength, flags: field.flags)
+        var count = 0
+        for field in fixedFields {
+            list[count] = field
+            count += 1
         }
-        return body(list, fields.count)
-    }
-
-    /// Copies `text`'s UTF-8 to the end of the buffer; returns where it starts.
-    private func copy(_ text: String) -> Int {
-        var text = text  // `withUTF8` may make a bridged string contiguous; a native one is not copied
-        return text.withUTF8 { utf8 in
-            if used + utf8.count > capacity {
-                let larger = UnsafeMutableRawPointer.allocate(byteCount: max(capacity * 2, used + utf8.count), alignment: 8)
-                larger.copyMemory(from: bytes, byteCount: used)
-                bytes.deallocate()
-                bytes = larger
-                capacity = max(capacity * 2, used + utf8.count)
+        return request.fields.withEncoded { encoded in
+            // Pointers into the fields' own buffer, valid for this closure.
+            HTTP2Fields.forEach(in: encoded) { name, value, neverIndexed in
+                list[count] = nghttp2_nv(
+                    name: UnsafeMutablePointer(mutating: name.baseAddress?.assumingMemoryBound(to: UInt8.self)),
+                    value: UnsafeMutablePointer(mutating: value.baseAddress?.assumingMemoryBound(to: UInt8.self)),
+                    namelen: name.count, valuelen: value.count,
+                    flags: UInt8((neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE).rawValue))
+                count += 1
             }
-            let start = used
-            if let source = utf8.baseAddress { (bytes + used).copyMemory(from: source, byteCount: utf8.count) }
-            used += utf8.count
-            return start
+            let start = HTTP2Fields.writeDecimal(
+                request.body.count, endingAt: 20, in: UnsafeMutableRawBufferPointer(start: lengthDigits, count: 20))
+            list[count] = nghttp2_nv(
+                name: lengthName, value: lengthDigits + start, namelen: 14, valuelen: 20 - start,
+                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            count += 1
+            return body(list, count)
         }
     }
 }

@@ -1,30 +1,41 @@
 /// One HTTP/2 POST to make on the client's origin.
 public struct HTTP2Request: Sendable {
-    /// The path and query, "/3/device/…".
-    public var path: String
-    /// Lower-case names (HTTP/2 requires it); `content-length` is added.
-    public var headers: [(String, String)]
+    /// ":path" first, then the request's own fields, lower-case (HTTP/2
+    /// requires it). The session adds ":method", ":scheme", ":authority"
+    /// before them and `content-length` after.
+    public var fields: HTTP2Fields
     public var body: [UInt8]
 
-    public init(path: String, headers: [(String, String)], body: [UInt8]) {
-        self.path = path
-        self.headers = headers
+    /// A request whose fields (":path" first) were written by the caller.
+    public init(fields: HTTP2Fields, body: [UInt8]) {
+        self.fields = fields
         self.body = body
     }
+
+    /// A request to `path` ("/3/device/…") with `headers`.
+    public init(path: String, headers: [(String, String)], body: [UInt8]) {
+        self.init(fields: HTTP2Fields([(":path", path)] + headers), body: body)
+    }
+
+    /// The path and query.
+    public var path: String { fields[":path"] ?? "" }
 }
 
 /// What the server answered.
 public struct HTTP2Response: Sendable, Hashable {
     public var status: Int
-    /// Lower-cased header names.
-    public var headers: [String: String]
+    /// The answer's fields as they came (lower-case names), ":status" left out.
+    public var fields: HTTP2Fields
     public var body: [UInt8]
 
-    public init(status: Int, headers: [String: String], body: [UInt8]) {
+    public init(status: Int, fields: HTTP2Fields, body: [UInt8]) {
         self.status = status
-        self.headers = headers
+        self.fields = fields
         self.body = body
     }
+
+    /// Lower-cased header names and their values.
+    public var headers: [String: String] { fields.dictionary }
 }
 
 /// A request that never got an HTTP answer, and why.

@@ -62,29 +62,40 @@ extension HTTP2Session {
         Unmanaged<HTTP2Session>.fromOpaque(user!).takeUnretainedValue()
     }
 
+    private static var statusName: UnsafeRawBufferPointer {
+        let name: StaticString = ":status"
+        return UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+    }
+
     private func header(stream id: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let stream = streams[id] else { return }
-        if name.count == 7, name.elementsEqual(":status".utf8) {
-            let status = Int(String(decoding: value, as: UTF8.self)) ?? 0
+        if name.first == 0x3A, HTTP2Fields.same(UnsafeRawBufferPointer(name), Self.statusName) {
+            // Three digits (RFC 9113 §8.3.2); anything else is no status.
+            var status = 0
+            for digit in value {
+                guard (0x30...0x39).contains(digit), status < 1000 else { status = 0; break }
+                status = status * 10 + Int(digit - 0x30)
+            }
             // An informational answer (1xx) is followed by the real one.
             if status >= 200 { stream.status = status }
             return
         }
-        stream.headers[String(decoding: name, as: UTF8.self)] = String(decoding: value, as: UTF8.self)
+        // Room for APNs' few answer fields at the first, not a copy at each.
+        if stream.fields.bytes.isEmpty { stream.fields.reserveCapacity(128) }
+        stream.fields.append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value))
     }
 
     private func streamClosed(_ id: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         if errorCode == NGHTTP2_NO_ERROR.rawValue, stream.status > 0 {
-            stream.submission.continuation.resume(returning: HTTP2Response(
-                status: stream.status, headers: stream.headers, body: stream.body))
+            stream.submission.answer(HTTP2Response(status: stream.status, fields: stream.fields, body: stream.body))
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue || !stream.sent || isAboveGoaway(id) {
             refused.append(stream.submission)
         } else {
             let reason = errorCode == NGHTTP2_NO_ERROR.rawValue
                 ? "the stream ended without an answer"
                 : "the server reset the stream: \(String(cString: nghttp2_http2_strerror(errorCode)))"
-            stream.submission.continuation.resume(throwing: HTTP2TransportError(.stream, reason))
+            stream.submission.fail(HTTP2TransportError(.stream, reason))
         }
     }
 

@@ -26,7 +26,7 @@ final class HTTP2Session {
     /// A PING (or its answer) arrived since the connection last looked.
     var pingReceived = false
     private var session: OpaquePointer?
-    private var scratch = HeaderScratch()
+    private let scratch: HeaderScratch
     private let authority: String
     private let maximumStreams: Int
 
@@ -34,6 +34,7 @@ final class HTTP2Session {
     init(authority: String, maximumStreams: Int) throws(HTTP2TransportError) {
         self.authority = authority
         self.maximumStreams = maximumStreams
+        scratch = HeaderScratch(authority: authority)
         // The callbacks reach this object through nghttp2's user data: it
         // owns the session, which is freed before it goes (`close`, deinit).
         guard let session = Self.makeSession(user: Unmanaged.passUnretained(self).toOpaque()) else {
@@ -72,42 +73,29 @@ final class HTTP2Session {
         return refused
     }
 
-    /// Whether a header's value is new in every request (APNs' `apns-id`):
-    /// sent as a literal never indexed (RFC 7541 §6.2.3). Indexed, each id
-    /// entered nghttp2's 4 KB HPACK table, pushed out the values that repeat
-    /// (the provider token above all, ~300 bytes as an entry) and had them
-    /// sent again: 3,900 instructions a push in `nghttp2_session_mem_send`
-    /// (callgrind, replay --send). nghttp2 already leaves `:path` unindexed
-    /// (`hd_deflate_should_indexing`, lib/nghttp2_hd.c). A plain comparison,
-    /// not a set: hashing the name cost as much as the table saved.
-    static func isNeverIndexed(_ name: String) -> Bool { name == "apns-id" }
-
     /// Queues one request (`canOpenStream` must be true).
     func submit(_ submission: HTTP2Submission, now: EpochTime) {
         guard let session else {
             refused.append(submission)
             return
         }
-        let request = submission.request
-        // Names and values are written into one scratch buffer kept across
-        // requests, and the nghttp2_nv list into another: nghttp2 copies
-        // both before `nghttp2_submit_request` returns. (Building a tuple
-        // array, a byte array and an nv array for each request, and
-        // appending each string's UTF-8 generically, was ~14,000
-        // instructions a push, callgrind on the sender benchmark.)
-        let length = String(request.body.count)
-        scratch.reset()
-        scratch.add(":method", "POST")
-        scratch.add(":scheme", "https")
-        scratch.add(":authority", authority)
-        scratch.add(":path", request.path)
-        for (name, value) in request.headers { scratch.add(name, value, neverIndexed: Self.isNeverIndexed(name)) }
-        scratch.add("content-length", length)
+        // The header list points into the request's own fields (one buffer,
+        // written by whoever made the request); nghttp2 copies them before
+        // `nghttp2_submit_request` returns. A field marked never indexed
+        // (APNs' `apns-id`, new in every request) is sent as a literal never
+        // indexed (RFC 7541 §6.2.3): indexed, each id entered nghttp2's 4 KB
+        // HPACK table, pushed out the values that repeat (the provider token
+        // above all, ~300 bytes as an entry) and had them sent again: 3,900
+        // instructions a push in `nghttp2_session_mem_send` (callgrind,
+        // replay --send). nghttp2 already leaves `:path` unindexed
+        // (`hd_deflate_should_indexing`, lib/nghttp2_hd.c).
         let stream = HTTP2Stream(submission, started: now)
         var provider = Self.bodyProvider
-        let id = scratch.withFields { fields, count in nghttp2_submit_request(session, nil, fields, count, &provider, nil) }
+        let id = scratch.withFields(of: submission.request) { fields, count in
+            nghttp2_submit_request(session, nil, fields, count, &provider, nil)
+        }
         guard id > 0 else {
-            submission.continuation.resume(throwing: HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))"))
+            submission.fail(HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))"))
             return
         }
         streams[id] = stream
@@ -144,7 +132,7 @@ final class HTTP2Session {
     func cancel(_ id: Int32, failing error: HTTP2TransportError) {
         guard let stream = streams.removeValue(forKey: id) else { return }
         if let session { nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue) }
-        stream.submission.continuation.resume(throwing: error)
+        stream.submission.fail(error)
     }
 
     /// The connection is gone: requests never processed go to `refused`,
@@ -154,7 +142,7 @@ final class HTTP2Session {
             if !stream.sent || isAboveGoaway(id) {
                 refused.append(stream.submission)
             } else {
-                stream.submission.continuation.resume(throwing: failure)
+                stream.submission.fail(failure)
             }
         }
         streams.removeAll()
@@ -167,7 +155,7 @@ final class HTTP2Session {
         let open = streams.values.map(\.submission) + refused
         streams.removeAll()
         refused.removeAll()
-        for submission in open { submission.continuation.resume(throwing: error) }
+        for submission in open { submission.fail(error) }
         if let session { nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) }
     }
 

@@ -8,7 +8,7 @@ final class HTTP2Stream {
     /// Its HEADERS went out (until then the server cannot have seen it).
     var sent = false
     var status = 0
-    var headers: [String: String] = [:]
+    var fields = HTTP2Fields()
     var body: [UInt8] = []
     /// How much of the request's body nghttp2 has taken.
     var bodyOffset = 0

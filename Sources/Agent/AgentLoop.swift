@@ -195,7 +195,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         // (~0.4 ms of SQLite) before the request left (daemon_benchmark.py's
         // wire latency). Nothing is reordered in the store: the commit below
         // is queued before this loop can read any answer and settle them.
-        for entry in actions.send { send(entry) }
+        send(actions.send)
         actions.send = []
         agent.store.commit(
             states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries)
@@ -247,20 +247,17 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
                 settled: actions.settled.map(\.entry.sequence), outcomes: actions.settled.compactMap(SentNotification.Settled.init))
             for settled in actions.settled { report(settled, answer: answer) }
         }
-        for entry in actions.send { send(entry) }
+        send(actions.send)
         agent.metrics.outbox(count: outbox.count, oldest: outbox.oldest)
     }
 
-    private func send(_ entry: Outbox.Entry) {
-        inFlight += 1
-        let sender = agent.sender, inbox = agent.inbox
-        // Immediate: the request reaches the APNs thread from here, without
-        // first waiting for another thread to pick the task up.
-        Task.immediate {
-            let started = MonotonicClock.seconds()
-            let outcome = await sender.send(entry.push)
-            inbox.send(.answered(entry, outcome, seconds: MonotonicClock.seconds() - started))
-        }
+    /// Hands the entries to the sender as one batch; each outcome comes
+    /// back to the inbox from the sender's thread (`OutcomesToInbox`).
+    private func send(_ entries: [Outbox.Entry]) {
+        guard !entries.isEmpty else { return }
+        inFlight += entries.count
+        let receiver = OutcomesToInbox(entries: entries, inbox: agent.inbox)
+        agent.sender.send(entries.indices.map { TaggedPush(entries[$0].push, tag: $0) }, to: receiver)
     }
 
     private func answered(_ entry: Outbox.Entry, _ outcome: PushOutcome, seconds: Double) {
@@ -348,5 +345,22 @@ extension DeliveryKind {
         case .apns: return "delivered"
         case .dryRun: return "dry_run"
         }
+    }
+}
+
+/// Puts each outcome of one batch into the agent's inbox, with how long
+/// APNs took: called on the sender's thread, straight from the answer.
+private final class OutcomesToInbox: PushOutcomeReceiver {
+    let entries: [Outbox.Entry]
+    let inbox: AgentInbox
+    let started = MonotonicClock.seconds()
+
+    init(entries: [Outbox.Entry], inbox: AgentInbox) {
+        self.entries = entries
+        self.inbox = inbox
+    }
+
+    func received(_ outcome: PushOutcome, tag: Int) {
+        inbox.send(.answered(entries[tag], outcome, seconds: MonotonicClock.seconds() - started))
     }
 }

@@ -160,25 +160,25 @@ struct ReplayCommand: AsyncParsableCommand {
     static func send(_ pushes: [Push], with sender: APNsSender, output: inout LineWriter) async -> Int {
         var window = SendWindow<PushOutcome>(tokens: pushes.map(\.token), due: pushes.map(\.createdAt))
         var undelivered = 0
-        await withTaskGroup(of: (Int, PushOutcome).self) { group in
-            while !window.isDone {
-                let now = SystemClock().now()
-                while let position = window.start(at: now) {
-                    group.addTask { (position, await sender.send(pushes[position])) }
-                }
-                if window.inFlight == 0 {
-                    // Nothing out and nothing may start: the next push is not due yet.
-                    output.flush()
-                    let wait = (window.nextDue ?? now) - now
-                    if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
-                    continue
-                }
-                guard let (position, outcome) = await group.next() else { break }
-                window.finish(position, outcome)
-                while let (index, outcome) = window.nextInOrder() {
-                    if !outcome.isDelivered { undelivered += 1 }
-                    output.write(APNsSetup.outcomeLine(pushes[index], outcome))
-                }
+        // Each round starts what may start as one batch, then takes every
+        // answer that came meanwhile: no task or wake-up a push.
+        let answers = PushAnswers()
+        while !window.isDone {
+            let now = SystemClock().now()
+            var batch: [TaggedPush] = []
+            while let position = window.start(at: now) { batch.append(TaggedPush(pushes[position], tag: position)) }
+            sender.send(batch, to: answers)
+            if window.inFlight == 0 {
+                // Nothing out and nothing may start: the next push is not due yet.
+                output.flush()
+                let wait = (window.nextDue ?? now) - now
+                if wait > 0 { try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }
+                continue
+            }
+            for (position, outcome) in await answers.next() { window.finish(position, outcome) }
+            while let (index, outcome) = window.nextInOrder() {
+                if !outcome.isDelivered { undelivered += 1 }
+                output.write(APNsSetup.outcomeLine(pushes[index], outcome))
             }
         }
         output.flush()

@@ -82,6 +82,58 @@ import Testing
         #expect(rejections.recorded.isEmpty)
     }
 
+    /// A batch (`send(_:to:)`): every push ends once, with its tag, as
+    /// `send(_:)` would have ended it: delivered, rejected with the token's
+    /// fate, retried with waits after 429/500, given up when retries run out.
+    @Test func aBatchEndsEveryPushOnceAsOneByOneWould() async throws {
+        let tokens = [token("ab", 21), token("feed410f", 22), token("feed4292", 23), token("feed400f", 24),
+                      token("feed500f", 25), token("cd", 26)]
+        let pushes = tokens.enumerated().map { TaggedPush(alertPush(to: $1), tag: 100 + $0) }
+        let answers = PushAnswers()
+        sender.send(pushes, to: answers)
+        var outcomes: [Int: PushOutcome] = [:]
+        while outcomes.count < pushes.count {
+            for (tag, outcome) in await answers.next() {
+                #expect(outcomes[tag] == nil, "tag \(tag) answered twice")
+                outcomes[tag] = outcome
+            }
+        }
+        #expect(outcomes[100]?.isDelivered == true)
+        #expect(outcomes[101] == .rejected(status: 410, reason: "Unregistered", tokenAction: .remove))
+        #expect(outcomes[102]?.isDelivered == true, "429 twice, then 200")
+        #expect(outcomes[103] == .rejected(status: 400, reason: "BadDeviceToken", tokenAction: .disable))
+        #expect(outcomes[104] == .gaveUp(cause: .busy(status: 500, reason: .internalServerError), attempts: 5))
+        #expect(outcomes[105]?.isDelivered == true)
+        #expect(Set(rejections.recorded.map(\.0)) == [tokens[1], tokens[3]])
+        #expect(sleeps.recorded.count == 2 + 4, "two waits for the 429s, four for the 500s")
+        // Delivered ids are apns-ids (the server's echo of the request's).
+        if case .delivered(let id) = outcomes[100] { #expect(id.count == 36) }
+        #expect(try server.stat("requests") == 1 + 1 + 3 + 1 + 5 + 1)
+    }
+
+    /// The same push sent again after a 500 keeps its apns-id: APNs (and the
+    /// phone) see one notification, not two.
+    @Test func aRetriedPushInABatchKeepsItsID() async throws {
+        var push = alertPush(to: token("feed5001", 27))
+        push.apnsID = "0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"
+        let answers = PushAnswers()
+        sender.send([TaggedPush(push, tag: 7)], to: answers)
+        let answered = await answers.next()
+        #expect(answered.map(\.tag) == [7])
+        #expect(answered.first?.outcome == .delivered(apnsID: "0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"))
+        #expect(sleeps.recorded.count == 1)
+    }
+
+    @Test func aBatchAfterShutdownGivesUpAtOnce() async throws {
+        sender.shutdown(grace: 1)
+        let answers = PushAnswers()
+        sender.send((0..<3).map { TaggedPush(alertPush(to: token("ab", 30 + $0)), tag: $0) }, to: answers)
+        var outcomes: [Int: PushOutcome] = [:]
+        while outcomes.count < 3 { for (tag, outcome) in await answers.next() { outcomes[tag] = outcome } }
+        #expect(outcomes.values.allSatisfy { $0 == .gaveUp(cause: .shutDown, attempts: 1) })
+        #expect(try server.stat("requests") == 0)
+    }
+
     @Test func anExpiredProviderTokenIsRenewedOnceAndRetried() async throws {
         // The first provider token is fresh; renewing it at once would be refused by
         // Apple, so with the default policy the push is rejected, not looped.

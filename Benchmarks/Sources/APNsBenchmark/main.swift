@@ -1,6 +1,7 @@
 // Sends N pushes through APNsSender to the APNs endpoint in the APNS_*
 // environment (a local mock in the benchmark) with C in flight at once, and
 // prints one JSON line: pushes/s, latency percentiles, peak RSS, connections.
+// The pushes go as `replay --send` sends a fan-out (below).
 // Run by scripts/bench/apns_benchmark.py; not installed.
 import AgentSettings
 import APNsClient
@@ -52,31 +53,37 @@ let push = Push(
 // Warm up: the connection and the provider token.
 _ = await sender.send(push)
 
+// As `replay --send` sends a fan-out: each round starts as many pushes as
+// the window has room for, as one batch (`send(_:to:)`), then takes every
+// answer that came meanwhile. A push's latency runs from its round's start
+// to the round that took its answer.
+let answers = PushAnswers()
+var startedAt = [Double](repeating: 0, count: count)
+var latencies: [Double] = []
+latencies.reserveCapacity(count)
+var started = 0, delivered = 0
 let start = now()
-let results = await withTaskGroup(of: (Double, Bool).self) { group in
-    var latencies: [(Double, Bool)] = []
-    latencies.reserveCapacity(count)
-    var started = 0
-    func launch() {
+while latencies.count < count {
+    let roundStart = now()
+    var batch: [TaggedPush] = []
+    batch.reserveCapacity(min(concurrency, count - started))
+    while started < count, started - latencies.count < concurrency {
+        startedAt[started] = roundStart
+        batch.append(TaggedPush(push, tag: started))
         started += 1
-        group.addTask {
-            let begin = now()
-            let outcome = await sender.send(push)
-            return (now() - begin, outcome.isDelivered)
-        }
     }
-    while started < min(concurrency, count) { launch() }
-    for await result in group {
-        latencies.append(result)
-        if started < count { launch() }
+    sender.send(batch, to: answers)
+    let ready = await answers.next()
+    let taken = now()
+    for (tag, outcome) in ready {
+        latencies.append(taken - startedAt[tag])
+        if outcome.isDelivered { delivered += 1 }
     }
-    return latencies
 }
 let elapsed = now() - start
 sender.shutdown()
-let sorted = results.map(\.0).sorted()
+let sorted = latencies.sorted()
 func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-let delivered = results.filter(\.1).count
 print(
     #"{"pushes":\#(count),"delivered":\#(delivered),"seconds":\#(elapsed),"pushes_per_second":\#(Double(count) / elapsed),"#
         + #""p50_ms":\#(percentile(0.5) * 1000),"p99_ms":\#(percentile(0.99) * 1000),"peak_rss_mib":\#(peakRSSMiB())}"#)

@@ -183,7 +183,7 @@ func sendable(
     }
     for push in pushes {
         let request = APNsSender.request(for: push, apnsID: push.apnsID ?? UUID().uuidString.lowercased(), authorization: "bearer " + jwt)
-        bytes += request.path.utf8.count + request.body.count + request.headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+        bytes += request.path.utf8.count + request.body.count + request.fields.bytes.count
         if push.kind == .alert { alerts += 1 }
     }
     return pushes.count

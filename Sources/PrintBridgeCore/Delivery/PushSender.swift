@@ -5,6 +5,13 @@ public protocol PushSender: Sendable {
     /// ends as delivered, rejected or given up, with the reason.
     func send(_ push: Push) async -> PushOutcome
 
+    /// Starts every push and returns at once; `receiver` gets each one's
+    /// outcome, once, with its tag. A fan-out's way: no task a push where
+    /// the sender can avoid one (APNsSender answers from its connection's
+    /// thread). The default runs `send(_:)` in a task a push, each started
+    /// at once on the caller's thread (`Task.immediate`), in order.
+    func send(_ pushes: [TaggedPush], to receiver: any PushOutcomeReceiver)
+
     /// What a delivered push was: an answer from APNs, or a line printed.
     var deliveryKind: DeliveryKind { get }
 
@@ -25,6 +32,31 @@ public enum DeliveryKind: String, Sendable {
 extension PushSender {
     public var deliveryKind: DeliveryKind { .apns }
     public func shutdown(grace: Double) {}
+
+    public func send(_ pushes: [TaggedPush], to receiver: any PushOutcomeReceiver) {
+        for tagged in pushes {
+            Task.immediate { receiver.received(await send(tagged.push), tag: tagged.tag) }
+        }
+    }
+}
+
+/// A push and the caller's name for it (an index, a sequence number), which
+/// its outcome comes back with.
+public struct TaggedPush: Sendable {
+    public var push: Push
+    public var tag: Int
+
+    public init(_ push: Push, tag: Int) {
+        self.push = push
+        self.tag = tag
+    }
+}
+
+/// Takes the outcomes of `PushSender.send(_:to:)`. Called on whatever
+/// thread the sender finishes a push on (APNsSender: its connection's
+/// thread): keep it short and never wait in it.
+public protocol PushOutcomeReceiver: AnyObject, Sendable {
+    func received(_ outcome: PushOutcome, tag: Int)
 }
 
 /// How a push ended.

@@ -47,16 +47,29 @@ fi
 
 # The agent's code in the order it runs at start-up and idle
 # (scripts/symbol-order.txt, written by scripts/symbol-order.py): packed at
-# the front, the code an idle agent touches maps 5.4 MiB instead of 8.4 MiB
-# (the kernel maps code 64 KB around each page touched). Names the toolchain
+# the front, the code an idle agent touches maps ~5 MiB instead of 8.4 MiB
+# (the kernel maps code 64 KB around each page touched; idle PSS 11.7 MiB,
+# daemon_benchmark.py). Names the toolchain
 # lacks are skipped; a stale list only maps more pages. SwiftPM does not
 # relink when only linker flags change, so a list newer than the binary
 # removes the binary first.
 binary="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
 order=()
 if [[ "$product" == printbridge && -f scripts/symbol-order.txt ]]; then
-  order=(-Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt" -Xlinker --no-warn-symbol-ordering)
+  # Each function in a section of its own (Swift's and the C targets'): lld
+  # orders sections, and without this swiftc puts most of a file's functions
+  # in one `.text`, so the list could only move whole files.
+  order=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+    -Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt" -Xlinker --no-warn-symbol-ordering)
   if [[ -f "$binary" && scripts/symbol-order.txt -nt "$binary" ]]; then rm -f "$binary"; fi
+  # swiftc keeps an object whose code (LLVM IR) hashes the same as before
+  # (the .swift_modhash section), and codegen flags are not in that hash:
+  # objects built before function sections are removed once, or they stay.
+  marker=.build/deploy/function-sections
+  if [[ ! -f "$marker" ]]; then
+    find .build/deploy -path '*/release/*.build/*' -name '*.o' -delete 2>/dev/null || true
+    mkdir -p .build/deploy && touch "$marker"
+  fi
 fi
 
 swift build -c release --static-swift-stdlib "${package[@]}" --product "$product" \

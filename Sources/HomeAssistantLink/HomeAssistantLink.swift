@@ -89,6 +89,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
 
     /// The printers' camera and image entities, best first (settings file, registry, snapshot).
     private let cameras = Mutex(PrinterCameras())
+    /// The matcher's `camerasVersion` last copied into `cameras` (the link thread's).
+    private var publishedCameras = -1
 
     /// The camera and image entities that picture printer `prefix`, best
     /// first, as last seen (settings file, registry, snapshot). Safe from any thread.
@@ -535,6 +537,10 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if results {
             let found = reader.matcher.buttons
             buttons.withLock { $0 = found }
+        }
+        if reader.matcher.camerasVersion != publishedCameras {
+            // A snapshot, or a camera that came after it.
+            publishedCameras = reader.matcher.camerasVersion
             let pictures = reader.matcher.cameras
             cameras.withLock { $0 = pictures }
         }

@@ -108,7 +108,9 @@ import Testing
         // The complete alert carries the picture HA's real camera proxy gave
         // (its local_file camera), and the agent serves it by the signed link.
         let complete = try #require(agent.pushes.first { $0["printer"] as? String == Self.x1c && $0["event"] as? String == "complete" })
-        let link = try #require(Self.payload(complete)["snapshotURL"] as? String, "\(Self.payload(complete))")
+        let link = try #require(
+            Self.payload(complete)["snapshotURL"] as? String,
+            "\(Self.payload(complete)); \(agent.logged("the alert goes without a picture")); \(agent.log.suffix(4000))")
         let taken = agent.logged("picture taken for the alert")
         #expect(taken.count == 1 && taken.first?["ha.entity_id"] as? String == "camera.\(Self.x1c)_camera", "\(taken)")
         #expect(taken.first?["snapshot.bytes"] as? Int == stats()["picture_bytes"] as? Int)

@@ -183,7 +183,7 @@ func sendable(
     }
     for push in pushes {
         let request = APNsSender.request(for: push, apnsID: push.apnsID ?? UUID().uuidString.lowercased(), authorization: "bearer " + jwt)
-        bytes += request.path.utf8.count + request.body.count + request.fields.bytes.count
+        bytes += request.body.count + request.fields.bytes.count  // the fields hold the path
         if push.kind == .alert { alerts += 1 }
     }
     return pushes.count

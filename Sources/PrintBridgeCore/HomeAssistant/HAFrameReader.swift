@@ -113,6 +113,8 @@ public struct HAFrameReader: Sendable {
             if let change = event.stateChange {
                 statistics.stateChanges += 1
                 guard let match = matcher.match(entityID: change.entityID), let state = change.newState else {
+                    // A printer's camera that came after the snapshot.
+                    if change.newState != nil { _ = matcher.noteCamera(entityID: change.entityID) }
                     return []
                 }
                 matcher.noteStatus(match)

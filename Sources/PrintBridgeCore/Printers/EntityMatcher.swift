@@ -95,6 +95,12 @@ public struct EntityMatcher: Sendable {
     private let mappedCameras: PrinterCameras
     private var registryCameras: PrinterCameras = [:]
     private var namedCameras: PrinterCameras = [:]
+    /// The camera and image ids a known printer's would have by its
+    /// profile's names, each with its printer and rank (`noteCamera`).
+    private var cameraCandidates: [String: (prefix: String, rank: Int)] = [:]
+    /// Counts changes to the cameras found by name, so the link knows to
+    /// publish them again.
+    public private(set) var camerasVersion = 0
     /// The integrations' own bus events, by HA event type.
     private let busEventsByType: [String: PrinterBusEvents]
 
@@ -159,7 +165,40 @@ public struct EntityMatcher: Sendable {
     }
 
     private mutating func rebuildKnownIDs() {
-        knownIDs = EntityIDSet([mappedMatches.keys, registryMatches.keys, learnedMatches.keys].joined())
+        rebuildCameraCandidates()
+        knownIDs = EntityIDSet(
+            [Array(mappedMatches.keys), Array(registryMatches.keys), Array(learnedMatches.keys), Array(cameraCandidates.keys)]
+                .joined())
+    }
+
+    /// The ids the known printers' cameras would have by their profiles'
+    /// names (`camera.<printer>_camera`, `camera.<name>_camera_2`).
+    private mutating func rebuildCameraCandidates() {
+        cameraCandidates = [:]
+        for (prefix, index) in knownPrinters {
+            let (base, copy) = Self.splitCopyNumber(prefix)
+            for (rank, camera) in profiles[index].cameras.enumerated() {
+                for id in ["\(camera.domain).\(prefix)\(camera.suffix)", "\(camera.domain).\(base)\(camera.suffix)\(copy)"]
+                where cameraCandidates[id] == nil {
+                    cameraCandidates[id] = (prefix, rank)
+                }
+            }
+        }
+    }
+
+    /// A camera or image entity that appeared after the last snapshot (HA
+    /// still setting its integrations up after a restart, a camera added):
+    /// named after a known printer as its profile names them, it pictures
+    /// that printer from now on, in the profile's order. True when it is new.
+    public mutating func noteCamera(entityID: String) -> Bool {
+        guard !cameraCandidates.isEmpty, let (prefix, rank) = cameraCandidates[entityID] else { return false }
+        var found = namedCameras[prefix] ?? []
+        guard !found.contains(entityID) else { return false }
+        found.append(entityID)
+        let ranks = found.map { cameraCandidates[$0]?.rank ?? Int.max }
+        namedCameras[prefix] = zip(found, ranks).sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
+        camerasVersion += 1
+        return true
     }
 
     /// One profile made of `map`, with the default profile's status table
@@ -278,6 +317,7 @@ public struct EntityMatcher: Sendable {
     /// profile's, in its order, then any other (a webcam named by its user).
     private mutating func learnCameras(from entries: [EntityRegistryEntry], prefixByGroup: [String: String]) {
         registryCameras = [:]
+        camerasVersion += 1
         var ranked: [String: [(rank: Int, entityID: String)]] = [:]
         for entry in entries where entry.entityID.hasPrefix("camera.") || entry.entityID.hasPrefix("image.") {
             guard let profile = profileIndex(platform: entry.platform),
@@ -322,6 +362,7 @@ public struct EntityMatcher: Sendable {
     /// `camera.<name>_camera_2` for a printer HA numbered).
     private mutating func learnCameras(from states: [HAState]) {
         namedCameras = [:]
+        camerasVersion += 1
         let ids = Set(states.lazy.map(\.entityID).filter { $0.hasPrefix("camera.") || $0.hasPrefix("image.") })
         guard !ids.isEmpty else { return }
         for (prefix, index) in knownPrinters {
@@ -386,6 +427,8 @@ public struct EntityMatcher: Sendable {
             let index = profiles.firstIndex(of: match.profile)
         else { return }
         knownPrinters[match.prefix] = index
+        // Its cameras' ids join the filter's look-up (a new printer is rare).
+        rebuildKnownIDs()
     }
 
     private func profileIndex(platform: String?) -> Int? {

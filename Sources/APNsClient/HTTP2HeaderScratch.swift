@@ -48,7 +48,9 @@ final class HeaderScratch {
 
     /// Calls `body` with `request`'s whole header list and its count.
     func withFields(of request: HTTP2Request, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
-        let needed = fixedFields.count + request.fields.count + 1
+        // Every field takes at least its 4-byte prefix: room enough without
+        // walking the fields twice.
+        let needed = fixedFields.count + request.fields.bytes.count / 4 + 1
         if needed > listCapacity {
             list.deallocate()
             listCapacity = needed

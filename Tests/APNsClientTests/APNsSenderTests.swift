@@ -85,7 +85,8 @@ import Testing
     /// A batch (`send(_:to:)`): every push ends once, with its tag, as
     /// `send(_:)` would have ended it: delivered, rejected with the token's
     /// fate, retried with waits after 429/500, given up when retries run out.
-    @Test func aBatchEndsEveryPushOnceAsOneByOneWould() async throws {
+    // Waits for every answer; the deadline is the limit (the client's own timeouts end every request first).
+    @Test(.timeLimit(.minutes(1))) func aBatchEndsEveryPushOnceAsOneByOneWould() async throws {
         let tokens = [token("ab", 21), token("feed410f", 22), token("feed4292", 23), token("feed400f", 24),
                       token("feed500f", 25), token("cd", 26)]
         let pushes = tokens.enumerated().map { TaggedPush(alertPush(to: $1), tag: 100 + $0) }
@@ -113,7 +114,8 @@ import Testing
 
     /// The same push sent again after a 500 keeps its apns-id: APNs (and the
     /// phone) see one notification, not two.
-    @Test func aRetriedPushInABatchKeepsItsID() async throws {
+    // Waits for every answer; the deadline is the limit (the client's own timeouts end every request first).
+    @Test(.timeLimit(.minutes(1))) func aRetriedPushInABatchKeepsItsID() async throws {
         var push = alertPush(to: token("feed5001", 27))
         push.apnsID = "0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"
         let answers = PushAnswers()
@@ -124,7 +126,8 @@ import Testing
         #expect(sleeps.recorded.count == 1)
     }
 
-    @Test func aBatchAfterShutdownGivesUpAtOnce() async throws {
+    // Waits for every answer; the deadline is the limit (the client's own timeouts end every request first).
+    @Test(.timeLimit(.minutes(1))) func aBatchAfterShutdownGivesUpAtOnce() async throws {
         sender.shutdown(grace: 1)
         let answers = PushAnswers()
         sender.send((0..<3).map { TaggedPush(alertPush(to: token("ab", 30 + $0)), tag: $0) }, to: answers)

@@ -70,6 +70,10 @@ if [ ! -f "$ha_venv/.ready-$ha_version" ]; then
   rm -rf "$ha_venv"
   python3 -m venv "$ha_venv"
   "$ha_venv/bin/pip" install --quiet --disable-pip-version-check "homeassistant==$ha_version" 'josepy<2'
+  # Pillow, at HA's own pin: the tests draw the local_file camera's JPEG
+  # with it before HA's first start would install it (camera's requirement).
+  ha_package="$("$ha_venv/bin/python" -c 'import homeassistant, os; print(os.path.dirname(homeassistant.__file__))')"
+  "$ha_venv/bin/pip" install --quiet --disable-pip-version-check -c "$ha_package/package_constraints.txt" Pillow
   # The first start installs the default integrations' requirements (HA's
   # own pip step); the tests then start it with --skip-pip, offline.
   "$ha_venv/bin/python" "$(dirname "$0")/../Tests/DaemonTests/RealHA/real_ha.py" --warm

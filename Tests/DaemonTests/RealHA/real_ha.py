@@ -89,7 +89,7 @@ class RealHA:
         self.port = free_port()
         # The X1C's camera: HA's local_file camera (camera/local_file) on a
         # JPEG, named as ha-bambulab names its camera entity, served by HA's
-        # real /api/camera_proxy. Pillow comes with homeassistant.
+        # real /api/camera_proxy. Pillow: installed at HA's pin (scripts/install-test-deps.sh).
         from PIL import Image
         self.picture = os.path.join(self.dir, "x1c-chamber.jpg")
         Image.new("RGB", (64, 48), (200, 120, 40)).save(self.picture, "JPEG")

@@ -22,6 +22,8 @@ public final class APNsSender: PushSender {
     private let retry: RetryPolicy
     private let sleep: @Sendable (Double) async -> Void
     private let onTokenRejected: TokenRejection
+    /// The fields pushes alike share, kept from batch to batch (the client's thread's own).
+    let sharedFields = SharedFields()
 
     public init(
         configuration: APNsConfiguration, key: APNsSigningKey, client: HTTP2Client? = nil,
@@ -64,12 +66,14 @@ public final class APNsSender: PushSender {
 
     /// Starts every push and returns at once; `receiver` gets each one's
     /// outcome with its tag. The first attempts go to the connection as one
-    /// batch, and their answers are judged on the connection's thread and
-    /// handed to `receiver` from there: no task, continuation or wake-up a
-    /// push. (A task group of `send(_:)` spent ~21,000 instructions a push
-    /// outside the connection's thread; with this and `HTTP2Fields` the
-    /// sender went from 66,195 to 50,935 instructions a request, callgrind
-    /// on apns_benchmark.py --callgrind-sender.) A push to be tried again (429, 500, 503, a lost
+    /// batch: each request is written on the connection's thread as its
+    /// stream opens, into memory reused from one request to the next (the
+    /// fields pushes alike share written once), and its answer is judged
+    /// there and handed to `receiver`: no task, continuation, wake-up or
+    /// buffer a push. (A task group of `send(_:)` spent ~21,000 instructions
+    /// a push outside the connection's thread; callgrind on
+    /// scripts/bench/apns_benchmark.py --callgrind-sender, README has the
+    /// figures.) A push to be tried again (429, 500, 503, a lost
     /// connection, an expired provider token) goes on in a task of its own,
     /// with the same apns-id, as `send(_:)` would.
     public func send(_ pushes: [TaggedPush], to receiver: any PushOutcomeReceiver) {
@@ -78,10 +82,7 @@ public final class APNsSender: PushSender {
             for tagged in pushes { receiver.received(.gaveUp(cause: .signing, attempts: 1), tag: tagged.tag) }
             return
         }
-        let batch = FirstAttempts(sender: self, pushes: pushes, receiver: receiver)
-        client.send(
-            pushes.indices.lazy.map { Self.request(for: pushes[$0].push, apnsID: batch.apnsIDs[$0], authorization: authorization) },
-            to: batch)
+        client.send(FirstAttempts(sender: self, pushes: pushes, authorization: authorization, receiver: receiver), count: pushes.count)
     }
 
     /// One push's attempts so far.
@@ -109,16 +110,19 @@ public final class APNsSender: PushSender {
             guard let authorization = tokens.withLock({ $0.authorization(at: clock.now()) }) else {
                 return .gaveUp(cause: .signing, attempts: attempts.made)
             }
-            let result: Result<HTTP2Response, HTTP2TransportError>
+            let next: Next
             do {
-                result = .success(try await client.send(Self.request(for: push, apnsID: attempts.apnsID, authorization: authorization)))
+                let response = try await client.send(Self.request(for: push, apnsID: attempts.apnsID, authorization: authorization))
+                next = HTTP2Answer.lending(response) { judge($0, &attempts) }
             } catch let error as HTTP2TransportError {
-                result = .failure(error)
+                next = judge(failure: error, &attempts)
             } catch {
-                result = .failure(HTTP2TransportError(.connectionLost, "\(error)"))
+                next = judge(failure: HTTP2TransportError(.connectionLost, "\(error)"), &attempts)
             }
-            switch judge(result, of: push, &attempts) {
-            case .done(let outcome): return outcome
+            switch next {
+            case .done(let outcome):
+                tellRejection(of: push, in: outcome)
+                return outcome
             case .backOff: await backOff(after: attempts.made)
             case .again: continue
             }
@@ -126,25 +130,22 @@ public final class APNsSender: PushSender {
         return .gaveUp(cause: attempts.lastProblem, attempts: attempts.made)
     }
 
-    /// An attempt's result, judged as Apple documents (the type's comment).
-    func judge(_ result: Result<HTTP2Response, HTTP2TransportError>, of push: Push, _ attempts: inout Attempts) -> Next {
-        let response: HTTP2Response
-        switch result {
-        case .failure(let error):
-            if error.isShutdown { return .done(.gaveUp(cause: .shutDown, attempts: attempts.made)) }
-            attempts.lastProblem = .connection(error.message)
-            return .backOff
-        case .success(let answer):
-            response = answer
-        }
-        if response.status == 200 { return .done(.delivered(apnsID: response.fields.value("apns-id", reusing: attempts.apnsID) ?? attempts.apnsID)) }
-        let reason = Self.reason(in: response)
-        switch response.status {
+    /// A failed attempt, judged: the client stopped, or try again after a while.
+    func judge(failure error: HTTP2TransportError, _ attempts: inout Attempts) -> Next {
+        if error.isShutdown { return .done(.gaveUp(cause: .shutDown, attempts: attempts.made)) }
+        attempts.lastProblem = .connection(error.message)
+        return .backOff
+    }
+
+    /// An answer, judged as Apple documents (the type's comment). A token
+    /// to remove or disable is the caller's to tell (`tellRejection`).
+    func judge(_ answer: borrowing HTTP2Answer, _ attempts: inout Attempts) -> Next {
+        if answer.status == 200 { return .done(.delivered(apnsID: answer.value("apns-id", reusing: attempts.apnsID) ?? attempts.apnsID)) }
+        let reason = Self.reason(in: answer.body, status: answer.status)
+        switch answer.status {
         case 410:
-            onTokenRejected(push, .remove, reason)
             return .done(.rejected(status: 410, reason: reason, tokenAction: .remove))
         case 400 where reason.disablesToken:
-            onTokenRejected(push, .disable, reason)
             return .done(.rejected(status: 400, reason: reason, tokenAction: .disable))
         case 403 where reason == .expiredProviderToken:
             if !attempts.renewedForExpiry, tokens.withLock({ $0.renewAfterExpiry(at: clock.now()) }) != nil {
@@ -154,11 +155,16 @@ public final class APNsSender: PushSender {
             }
             return .done(.rejected(status: 403, reason: reason, tokenAction: nil))
         case 429, 500, 503:
-            attempts.lastProblem = .busy(status: response.status, reason: reason)
+            attempts.lastProblem = .busy(status: answer.status, reason: reason)
             return .backOff
         default:
-            return .done(.rejected(status: response.status, reason: reason, tokenAction: nil))
+            return .done(.rejected(status: answer.status, reason: reason, tokenAction: nil))
         }
+    }
+
+    /// Tells `onTokenRejected` when an outcome removes or disables the push's token.
+    func tellRejection(of push: Push, in outcome: PushOutcome) {
+        if case .rejected(_, let reason, let action?) = outcome { onTokenRejected(push, action, reason) }
     }
 
     func backOff(after attempt: Int) async {
@@ -176,51 +182,100 @@ public final class APNsSender: PushSender {
         // 256: the names, the prefixes, "/3/device/", the push type and two numbers.
         let capacity = 256 + authorization.utf8.count + push.token.utf8.count + push.topic.utf8.count
             + apnsID.utf8.count + (push.collapseID?.utf8.count ?? 0)
-        let fields = HTTP2Fields(capacity: capacity) { fields in
-            fields.add(":path", "/3/device/", push.token)
-            fields.add("authorization", authorization)
-            fields.add("apns-push-type", push.kind.rawValue)
-            fields.add("apns-topic", push.topic)
-            fields.add("apns-priority", decimal: push.priority)
-            fields.add("apns-expiration", decimal: max(0, push.expiration.wholeSeconds))
-            // New in every request: never indexed (HTTP2Session.submit says why).
-            fields.add("apns-id", apnsID, neverIndexed: true)
-            if let collapseID = push.collapseID { fields.add("apns-collapse-id", collapseID) }
-        }
+        var fields = HTTP2Fields(capacity: capacity)
+        writeOwnFields(token: push.token, apnsID: apnsID, into: &fields)
+        writeSharedFields(of: push, authorization: authorization, into: &fields)
         return HTTP2Request(fields: fields, body: push.payload)
     }
 
+    /// A push's own fields: its path (the device token) and its apns-id.
+    static func writeOwnFields(token: String, apnsID: String, into fields: inout HTTP2Fields) {
+        fields.append(":path", "/3/device/", token)
+        // New in every request: never indexed (HTTP2Session.submit says why).
+        fields.append("apns-id", apnsID, neverIndexed: true)
+    }
+
+    /// The fields pushes alike in kind, priority, expiry, topic and collapse
+    /// id send the same (under one provider token: `SharedFields`).
+    static func writeSharedFields(of push: Push, authorization: String, into fields: inout HTTP2Fields) {
+        fields.append("authorization", authorization)
+        fields.append("apns-push-type", push.kind.rawValue)
+        fields.append("apns-topic", push.topic)
+        fields.append("apns-priority", decimal: push.priority)
+        fields.append("apns-expiration", decimal: max(0, push.expiration.wholeSeconds))
+        if let collapseID = push.collapseID { fields.append("apns-collapse-id", collapseID) }
+    }
+
     /// Apple's reason from an error body ({"reason": "…"}), or the status as text.
-    static func reason(in response: HTTP2Response) -> APNsReason {
-        if let json = try? JSONParser.parse(response.body), let reason = json["reason"]?.stringValue {
+    static func reason(in body: UnsafeRawBufferPointer, status: Int) -> APNsReason {
+        if let json = try? JSONParser.parse(body), let reason = json["reason"]?.stringValue {
             return APNsReason(reason)
         }
-        return .other("HTTP \(response.status)")
+        return .other("HTTP \(status)")
     }
 }
 
-/// The first attempts of one `send(_:to:)` batch: each answer is judged on
-/// the connection's thread; a push to be tried again goes on in a task.
-private final class FirstAttempts: HTTP2ResponseReceiver {
+/// The first attempts of one `send(_:to:)` batch: each request is written,
+/// and its answer judged, on the connection's thread; the outcomes of one
+/// read go to the receiver together; a push to be tried again goes on in a
+/// task.
+private final class FirstAttempts: HTTP2RequestBatch, @unchecked Sendable {
+    // @unchecked Sendable: everything is immutable but `ready`, which only
+    // `answered` and `answersEnded` touch, on the client's thread.
     let sender: APNsSender
     let pushes: [TaggedPush]
     /// Each push's apns-id, kept for its retries (the same id every attempt).
     let apnsIDs: [String]
+    let authorization: String
     let receiver: any PushOutcomeReceiver
+    /// Outcomes of answers in the current read, handed on at its end.
+    private var ready: [(tag: Int, outcome: PushOutcome)] = []
 
-    init(sender: APNsSender, pushes: [TaggedPush], receiver: any PushOutcomeReceiver) {
+    init(sender: APNsSender, pushes: [TaggedPush], authorization: String, receiver: any PushOutcomeReceiver) {
         self.sender = sender
         self.pushes = pushes
+        self.authorization = authorization
         self.receiver = receiver
         apnsIDs = pushes.map { $0.push.apnsID ?? Push.randomID() }
     }
 
-    func received(_ result: Result<HTTP2Response, HTTP2TransportError>, tag position: Int) {
-        // The push is read in place: copying it (a dozen references) cost
-        // more than judging most answers.
+    func request(_ position: Int, writing fields: inout HTTP2Fields) -> [UInt8] {
+        // The push is read in place: a copy (a dozen references) cost more
+        // than writing most of its fields.
+        pushes.withUnsafeBufferPointer { pushes in
+            let push = pushes.baseAddress! + position
+            APNsSender.writeOwnFields(token: push.pointee.push.token, apnsID: apnsIDs[position], into: &fields)
+            fields.append(contentsOf: sender.sharedFields.fields(for: push.pointee.push, authorization: authorization))
+            return push.pointee.push.payload
+        }
+    }
+
+    func answered(_ position: Int, with answer: borrowing HTTP2Answer) {
         var attempts = APNsSender.Attempts(apnsID: apnsIDs[position], made: 1)
-        let next = sender.judge(result, of: pushes[position].push, &attempts)
+        let next = sender.judge(answer, &attempts)
+        if case .done(let outcome) = next, case .delivered = outcome {
+            ready.append((pushes[position].tag, outcome))
+        } else {
+            finish(position, next, attempts)
+        }
+    }
+
+    func answersEnded() {
+        guard !ready.isEmpty else { return }
+        receiver.received(contentsOf: ready)
+        ready.removeAll(keepingCapacity: true)
+    }
+
+    func failed(_ position: Int, with error: HTTP2TransportError) {
+        var attempts = APNsSender.Attempts(apnsID: apnsIDs[position], made: 1)
+        let next = sender.judge(failure: error, &attempts)
+        finish(position, next, attempts)
+    }
+
+    /// Hands an outcome on at once, or tries the push again in a task.
+    private func finish(_ position: Int, _ next: APNsSender.Next, _ attempts: APNsSender.Attempts) {
         if case .done(let outcome) = next {
+            if case .rejected = outcome { sender.tellRejection(of: pushes[position].push, in: outcome) }
             receiver.received(outcome, tag: pushes[position].tag)
             return
         }
@@ -229,5 +284,37 @@ private final class FirstAttempts: HTTP2ResponseReceiver {
             if case .backOff = next { await sender.backOff(after: attempts.made) }
             receiver.received(await sender.send(tagged.push, after: attempts), tag: tagged.tag)
         }
+    }
+}
+
+/// The fields pushes alike share (`APNsSender.writeSharedFields`), as last
+/// written: a fan-out's pushes of one event, batch after batch, write them
+/// once. Touched only by batches' `request`, on the client's thread.
+final class SharedFields: @unchecked Sendable {
+    private var fields = HTTP2Fields(capacity: 512)
+    /// What `fields` were written from (nil: nothing yet), compared part by
+    /// part with the next push: a copy of the push to compare cost more
+    /// than the comparison.
+    private var kind: Push.Kind?
+    private var priority = 0
+    private var expiration = 0
+    private var topic = ""
+    private var collapseID: String?
+    private var authorization = ""
+
+    func fields(for push: borrowing Push, authorization: String) -> HTTP2Fields {
+        if kind == push.kind, priority == push.priority, expiration == push.expiration.wholeSeconds, topic == push.topic,
+           collapseID == push.collapseID, self.authorization == authorization {
+            return fields
+        }
+        fields.removeAll(keepingCapacity: true)
+        APNsSender.writeSharedFields(of: push, authorization: authorization, into: &fields)
+        kind = push.kind
+        priority = push.priority
+        expiration = push.expiration.wholeSeconds
+        topic = push.topic
+        collapseID = push.collapseID
+        self.authorization = authorization
+        return fields
     }
 }

@@ -11,18 +11,38 @@ extension HTTP2Client {
     /// Times a request refused unprocessed is sent again before it fails.
     static let maximumRefusals = 3
 
-    private var waiting: Int { retry.count + pending.count - pendingHead }
+    /// Whether requests wait for a stream (empty runs are dropped as they empty).
+    private var hasWaiting: Bool { !retry.isEmpty || pendingHead < pending.count }
 
-    private func nextSubmission() -> HTTP2Submission? {
-        if !retry.isEmpty { return retry.removeFirst() }
+    /// The next request to send: a refused one first, then the oldest run's next position.
+    private func takeNext() -> (batch: any HTTP2RequestBatch, position: Int, refusals: Int)? {
+        if !retry.isEmpty {
+            let refused = retry.removeFirst()
+            return (refused.batch, refused.next, refused.refusals)
+        }
         guard pendingHead < pending.count else { return nil }
-        let next = pending[pendingHead]
+        let position = pending[pendingHead].next
+        pending[pendingHead].next += 1
+        let batch = pending[pendingHead].batch
+        if pending[pendingHead].isEmpty { dropFirstRun() }
+        return (batch, position, 0)
+    }
+
+    private func dropFirstRun() {
         pendingHead += 1
         if pendingHead == pending.count {
             pending.removeAll(keepingCapacity: true)
             pendingHead = 0
         }
-        return next
+    }
+
+    /// Fails every request waiting for a stream with `error`.
+    private func failWaiting(_ error: HTTP2TransportError) {
+        let left = retry + pending[pendingHead...]
+        retry.removeAll()
+        pending.removeAll()
+        pendingHead = 0
+        for submission in left { submission.fail(error) }
     }
 
     func run() {
@@ -37,13 +57,15 @@ extension HTTP2Client {
             pending += submissions
             var now = clock.now()
             let inFlight = connection?.activeStreams ?? 0
-            if stopping && (now >= stopDeadline || (waiting == 0 && inFlight == 0)) { break }
-            if connection == nil, waiting > 0 {
+            if stopping && (now >= stopDeadline || (!hasWaiting && inFlight == 0)) { break }
+            if connection == nil, hasWaiting {
                 connection = HTTP2Connection(origin: origin, tls: tls, lookup: lookup, limits: limits, now: now)
             }
             if let connection {
                 connection.continueLookup()
-                while connection.canOpenStream, let next = nextSubmission() { connection.submit(next, now: now) }
+                while connection.canOpenStream, let next = takeNext() {
+                    connection.submit(next.batch, position: next.position, refusals: next.refusals, now: now)
+                }
                 connection.flush()
             }
             var wakeAt = connection?.checkTimers(now: now)
@@ -56,7 +78,7 @@ extension HTTP2Client {
                 return state.sleeping
             }
             var timeout: Int32 = -1
-            if !idle || (connection == nil && waiting > 0) {
+            if !idle || (connection == nil && hasWaiting) {
                 timeout = 0
             } else if let wakeAt {
                 timeout = Int32(max(0, min(3_600_000, ((wakeAt - now) * 1000).rounded(.up))))
@@ -81,12 +103,8 @@ extension HTTP2Client {
         }
         connection?.abandon(.shutdown)
         connection = nil
-        var left = late + retry
-        left += pending[pendingHead...]
-        retry.removeAll()
-        pending.removeAll()
-        pendingHead = 0
-        for submission in left { submission.fail(HTTP2TransportError.shutdown) }
+        pending += late
+        failWaiting(.shutdown)
         // Marked stopped in the same lock that takes the waiters: one that
         // comes later sees `stopped` and does not wait.
         let waitingForStop = shared.withLock { state in
@@ -125,7 +143,7 @@ extension HTTP2Client {
         if connection.stalledStreams > 0 { options.onConnectionReplaced?(connection.stalledStreams) }
         if !connection.wasOpen {
             let error = connection.closeError ?? HTTP2TransportError(.connect, "no connection to \(origin.authority)")
-            while let submission = nextSubmission() { submission.fail(error) }
+            failWaiting(error)
         }
     }
 }

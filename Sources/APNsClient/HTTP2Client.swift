@@ -26,7 +26,7 @@ import Synchronization
 /// All connection state lives on one named thread (`pb-apns`). Callers
 /// append to a locked queue and wake that thread through an eventfd only when
 /// it sleeps; answers come back through a continuation (`send(_:)`) or
-/// straight to a receiver (`send(_:to:)`, a fan-out's way). The one blocking call
+/// straight to a batch (`send(_:count:)`, a fan-out's way). The one blocking call
 /// a connection needs, the host name's lookup, runs beside that thread
 /// (`AddressLookup`), never on it.
 ///
@@ -82,6 +82,7 @@ public final class HTTP2Client: @unchecked Sendable {
     var connection: HTTP2Connection?
     /// Requests refused unprocessed, sent before `pending`.
     var retry: [HTTP2Submission] = []
+    /// Runs of requests waiting for a stream, from `pendingHead` on.
     var pending: [HTTP2Submission] = []
     var pendingHead = 0
 
@@ -113,31 +114,28 @@ public final class HTTP2Client: @unchecked Sendable {
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
     public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
         try await withResponseContinuation { continuation in
-            let submission = HTTP2Submission(request: request, reply: .waiting(continuation))
-            if !enqueue(CollectionOfOne(submission)) { submission.fail(.shutdown) }
+            let single = SingleRequest(request, continuation: continuation)
+            if !enqueue(HTTP2Submission(single, positions: 0..<1)) { single.failed(0, with: .shutdown) }
         }
     }
 
-    /// Sends every request and returns at once; `receiver` gets each one's
-    /// answer or failure, tagged with the request's position (from 0).
-    /// One lock and at most one wake-up for the lot, and no task or
-    /// continuation a request. The client keeps `maximumStreams` in flight
-    /// and sends the rest as streams end. After shutdown each is failed
+    /// Sends `batch`'s requests 0..<count and returns at once: each is
+    /// written when its stream opens, and its answer or failure goes to
+    /// the batch, on the client's thread (`HTTP2RequestBatch`). One lock and
+    /// at most one wake-up for the lot. The client keeps `maximumStreams` in
+    /// flight and sends the rest as streams end. After shutdown each fails
     /// (`shutdown`) before this returns.
-    public func send(_ requests: some Sequence<HTTP2Request>, to receiver: any HTTP2ResponseReceiver) {
-        let submissions = requests.enumerated().map { position, request in
-            HTTP2Submission(request: request, reply: .receiver(receiver, tag: position))
-        }
-        if !enqueue(submissions) {
-            for submission in submissions { submission.fail(.shutdown) }
-        }
+    public func send(_ batch: any HTTP2RequestBatch, count: Int) {
+        guard count > 0 else { return }
+        let submission = HTTP2Submission(batch, positions: 0..<count)
+        if !enqueue(submission) { submission.fail(.shutdown) }
     }
 
     /// Queues submissions for the loop, waking it if it sleeps; false once stopping.
-    private func enqueue(_ submissions: some Collection<HTTP2Submission>) -> Bool {
+    private func enqueue(_ submission: HTTP2Submission) -> Bool {
         let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
             guard !state.stopping else { return (false, false) }
-            state.queue.append(contentsOf: submissions)
+            state.queue.append(submission)
             let wake = state.sleeping
             state.sleeping = false
             return (true, wake)

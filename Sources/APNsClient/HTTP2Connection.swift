@@ -68,7 +68,7 @@ final class HTTP2Connection {
     }
 
     /// Streams in flight (sent or about to be).
-    var activeStreams: Int { session?.streams.count ?? 0 }
+    var activeStreams: Int { session?.openStreams ?? 0 }
 
     /// Whether a new request can be submitted now.
     var canOpenStream: Bool { state == .open && session?.canOpenStream == true }
@@ -98,8 +98,8 @@ final class HTTP2Connection {
     }
 
     /// Queues one request on the session (`canOpenStream` must be true).
-    func submit(_ submission: HTTP2Submission, now: EpochTime) {
-        session?.submit(submission, now: now)
+    func submit(_ batch: any HTTP2RequestBatch, position: Int, refusals: Int, now: EpochTime) {
+        session?.submit(batch, position: position, refusals: refusals, now: now)
     }
 
     // MARK: - Connecting
@@ -168,7 +168,7 @@ final class HTTP2Connection {
         case .resolving, .connecting, .handshaking: decision = liveness.check(at: now, requests: EmptyCollection())
         case .open:
             guard let session else { return nil }
-            decision = liveness.check(at: now, requests: session.requests)
+            decision = liveness.check(at: now, open: session.openStreams, requests: session.requests)
         }
         if let end = decision.end {
             switch end {

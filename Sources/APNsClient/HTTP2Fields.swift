@@ -5,16 +5,17 @@ import Glibc
 /// Header fields as they go on the wire (names lower-case, values as
 /// bytes), all in one byte buffer: each field is a 4-byte prefix (flags,
 /// name length, value length in two bytes, little-endian) and then its name
-/// and value. A request's fields are written once by whoever makes the
-/// request and pointed at, not copied, when nghttp2 takes them; an answer's
-/// fields are appended as nghttp2 hands them over.
+/// and value. A request's fields are written once, into memory the
+/// connection reuses (`HTTP2RequestBatch`), and pointed at, not copied,
+/// when nghttp2 takes them; an answer's fields are appended as nghttp2
+/// hands them over, into memory the stream reuses.
 ///
-/// One allocation a request or answer, where fields as `(String, String)`
-/// pairs or a `[String: String]` made an array, strings for the numbers
-/// and the path, and a hash table an answer, and every string was copied
-/// again into the session's scratch: the loop's `submit` went from ~10,700
-/// to ~4,100 instructions a request (callgrind on
-/// scripts/bench/apns_benchmark.py --callgrind-sender).
+/// No allocation a request or answer once the memory is warm, where fields
+/// as `(String, String)` pairs or a `[String: String]` made an array,
+/// strings for the numbers and the path, and a hash table an answer, and
+/// every string was copied again into the session's scratch: the loop's
+/// `submit` went from ~10,700 to ~4,100 instructions a request (callgrind
+/// on scripts/bench/apns_benchmark.py --callgrind-sender).
 public struct HTTP2Fields: Sendable, Hashable {
     /// The encoded fields (see the type's comment).
     public private(set) var bytes: [UInt8] = []
@@ -25,73 +26,44 @@ public struct HTTP2Fields: Sendable, Hashable {
         bytes.reserveCapacity(capacity)
     }
 
-    /// Fields written by `write` straight into one new buffer of
-    /// `capacity` bytes (at least each field's 4 + name + value bytes, 20
-    /// for a decimal number): one allocation, each name and value copied
-    /// once. How a push's request is made.
-    public init(capacity: Int, writing write: (inout Writer) -> Void) {
-        bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var writer = Writer(buffer: UnsafeMutableRawBufferPointer(buffer))
-            write(&writer)
-            count = writer.used
+    /// Fields from encoded bytes (an answer's, copied out of the stream's memory).
+    init(encoded: UnsafeRawBufferPointer) {
+        bytes = Array(encoded)
+    }
+
+    /// Adds a field whose name is a literal.
+    public mutating func append(_ name: StaticString, _ value: String, neverIndexed: Bool = false) {
+        var value = value  // `withUTF8` needs a mutable string; a native one is not copied
+        value.withUTF8 { append(name: Self.bytes(of: name), value: UnsafeRawBufferPointer($0), neverIndexed: neverIndexed) }
+    }
+
+    /// Adds a field whose value is a literal followed by `suffix` (":path": "/3/device/" and a token).
+    public mutating func append(_ name: StaticString, _ prefix: StaticString, _ suffix: String) {
+        var suffix = suffix
+        suffix.withUTF8 { append(name: Self.bytes(of: name), value: Self.bytes(of: prefix), UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Adds a field whose value is a whole number in decimal, without making a string.
+    public mutating func append(_ name: StaticString, decimal number: Int) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: any Int's digits and sign
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            let first = Self.writeDecimal(number, endingAt: buffer.count, in: buffer)
+            append(name: Self.bytes(of: name), value: UnsafeRawBufferPointer(rebasing: buffer[first...]))
         }
     }
 
-    /// Writes fields into the buffer `init(capacity:writing:)` made.
-    public struct Writer: ~Copyable {
-        let buffer: UnsafeMutableRawBufferPointer
-        var used = 0
+    /// Adds every field of `other`, as they are (one copy of its bytes).
+    public mutating func append(contentsOf other: HTTP2Fields) {
+        bytes.append(contentsOf: other.bytes)
+    }
 
-        /// Adds a field whose name is a literal.
-        public mutating func add(_ name: StaticString, _ value: String, neverIndexed: Bool = false) {
-            var value = value  // `withUTF8` needs a mutable string; a native one is not copied
-            value.withUTF8 { add(name, UnsafeRawBufferPointer($0), neverIndexed: neverIndexed) }
-        }
+    /// Empties the fields, keeping the memory for the next ones when asked.
+    public mutating func removeAll(keepingCapacity: Bool = false) {
+        bytes.removeAll(keepingCapacity: keepingCapacity)
+    }
 
-        /// Adds a field whose value is a literal followed by `suffix` (":path" "/3/device/" + token).
-        public mutating func add(_ name: StaticString, _ prefix: StaticString, _ suffix: String) {
-            var suffix = suffix
-            suffix.withUTF8 { suffixBytes in
-                let head = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-                let valueAt = start(name, valueLength: head.count + suffixBytes.count, neverIndexed: false)
-                copy(head, to: valueAt)
-                copy(UnsafeRawBufferPointer(suffixBytes), to: valueAt + head.count)
-            }
-        }
-
-        /// Adds a field whose value is a whole number in decimal, without making a string.
-        public mutating func add(_ name: StaticString, decimal number: Int) {
-            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: any Int's digits and sign
-            withUnsafeMutableBytes(of: &digits) { buffer in
-                let first = HTTP2Fields.writeDecimal(number, endingAt: buffer.count, in: buffer)
-                add(name, UnsafeRawBufferPointer(rebasing: buffer[first...]), neverIndexed: false)
-            }
-        }
-
-        private mutating func add(_ name: StaticString, _ value: UnsafeRawBufferPointer, neverIndexed: Bool) {
-            let valueAt = start(name, valueLength: value.count, neverIndexed: neverIndexed)
-            copy(UnsafeRawBufferPointer(rebasing: value.prefix(65535)), to: valueAt)
-        }
-
-        /// Writes a field's prefix and name; returns where its value goes.
-        private mutating func start(_ name: StaticString, valueLength: Int, neverIndexed: Bool) -> Int {
-            let nameLength = min(name.utf8CodeUnitCount, 255), valueLength = min(valueLength, 65535)
-            precondition(used + 4 + nameLength + valueLength <= buffer.count, "HTTP2Fields: capacity too small")
-            buffer[used] = neverIndexed ? HTTP2Fields.neverIndexedFlag : 0
-            buffer[used + 1] = UInt8(nameLength)
-            buffer[used + 2] = UInt8(truncatingIfNeeded: valueLength)
-            buffer[used + 3] = UInt8(truncatingIfNeeded: valueLength >> 8)
-            let valueAt = used + 4 + nameLength
-            used = valueAt + valueLength
-            copy(UnsafeRawBufferPointer(start: name.utf8Start, count: nameLength), to: valueAt - nameLength)
-            return valueAt
-        }
-
-        /// Copies what fits of `source` before the field's end (`used`).
-        private func copy(_ source: UnsafeRawBufferPointer, to offset: Int) {
-            let count = min(source.count, used - offset)
-            if count > 0, let from = source.baseAddress { (buffer.baseAddress! + offset).copyMemory(from: from, byteCount: count) }
-        }
+    private static func bytes(of text: StaticString) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
     /// Writes `number`'s decimal digits (and sign) to end just before
@@ -126,14 +98,40 @@ public struct HTTP2Fields: Sendable, Hashable {
         }
     }
 
-    /// Adds a field from raw bytes.
-    public mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, neverIndexed: Bool = false) {
-        let nameLength = min(name.count, 255), valueLength = min(value.count, 65535)
-        startField(nameLength: nameLength, valueLength: valueLength, neverIndexed: neverIndexed)
-        // Contiguous buffers: each append is one copy, not a byte-by-byte walk.
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<nameLength]))
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[..<valueLength]))
+    /// Adds a field from raw bytes: its value is `value` followed by `tail`.
+    public mutating func append(
+        name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer = .init(start: nil, count: 0),
+        neverIndexed: Bool = false
+    ) {
+        let nameLength = min(name.count, 255)
+        let valueLength = min(value.count, 65535), tailLength = min(tail.count, 65535 - valueLength)
+        let size = 4 + nameLength + valueLength + tailLength
+        guard size <= Self.assembledFieldSize else {
+            startField(nameLength: nameLength, valueLength: valueLength + tailLength, neverIndexed: neverIndexed)
+            // Contiguous buffers: each append is one copy, not a byte-by-byte walk.
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<nameLength]))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[..<valueLength]))
+            if tailLength > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail[..<tailLength])) }
+            return
+        }
+        // A field of ordinary size is put together on the stack and appended
+        // in one call: each `append(contentsOf:)` costs ~80 instructions
+        // before its copy, and a field took four.
+        withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { field in
+            field[0] = neverIndexed ? Self.neverIndexedFlag : 0
+            field[1] = UInt8(nameLength)
+            field[2] = UInt8(truncatingIfNeeded: valueLength + tailLength)
+            field[3] = UInt8(truncatingIfNeeded: (valueLength + tailLength) >> 8)
+            let base = field.baseAddress!
+            if nameLength > 0 { (base + 4).copyMemory(from: name.baseAddress!, byteCount: nameLength) }
+            if valueLength > 0 { (base + 4 + nameLength).copyMemory(from: value.baseAddress!, byteCount: valueLength) }
+            if tailLength > 0 { (base + 4 + nameLength + valueLength).copyMemory(from: tail.baseAddress!, byteCount: tailLength) }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(field))
+        }
     }
+
+    /// Fields up to this size (prefix, name and value) are put together on the stack.
+    static let assembledFieldSize = 512
 
     /// Writes a field's 4-byte prefix. (No `reserveCapacity` here: it
     /// grows to the exact size asked, so an answer's fields, appended one by
@@ -195,12 +193,17 @@ public struct HTTP2Fields: Sendable, Hashable {
     /// value is the same text (an answer's `apns-id` is the request's: no
     /// new string for it).
     public func value(_ name: StaticString, reusing known: String) -> String? {
-        let wanted = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        withEncoded { Self.value(name, in: $0, reusing: known) }
+    }
+
+    /// `value(_:reusing:)` on encoded fields.
+    static func value(_ name: StaticString, in encoded: UnsafeRawBufferPointer, reusing known: String) -> String? {
+        let wanted = bytes(of: name)
         var found: String?
         var known = known
-        forEach { fieldName, value, _ in
-            guard found == nil, Self.same(fieldName, wanted) else { return }
-            found = known.withUTF8 { Self.same(value, UnsafeRawBufferPointer($0)) } ? known : String(decoding: value, as: UTF8.self)
+        forEach(in: encoded) { fieldName, value, _ in
+            guard found == nil, same(fieldName, wanted) else { return }
+            found = known.withUTF8 { same(value, UnsafeRawBufferPointer($0)) } ? known : String(decoding: value, as: UTF8.self)
         }
         return found
     }

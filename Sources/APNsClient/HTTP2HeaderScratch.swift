@@ -48,9 +48,15 @@ final class HeaderScratch {
 
     /// Calls `body` with `request`'s whole header list and its count.
     func withFields(of request: HTTP2Request, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
+        withFields(of: request.fields, bodyCount: request.body.count, body)
+    }
+
+    /// Calls `body` with the whole header list of a request with `fields`
+    /// and a body of `bodyCount` bytes, and its count.
+    func withFields(of fields: HTTP2Fields, bodyCount: Int, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
         // Every field takes at least its 4-byte prefix: room enough without
         // walking the fields twice.
-        let needed = fixedFields.count + request.fields.bytes.count / 4 + 1
+        let needed = fixedFields.count + fields.bytes.count / 4 + 1
         if needed > listCapacity {
             list.deallocate()
             listCapacity = needed
@@ -61,7 +67,7 @@ final class HeaderScratch {
             list[count] = field
             count += 1
         }
-        return request.fields.withEncoded { encoded in
+        return fields.withEncoded { encoded in
             // Pointers into the fields' own buffer, valid for this closure.
             HTTP2Fields.forEach(in: encoded) { name, value, neverIndexed in
                 list[count] = nghttp2_nv(
@@ -72,7 +78,7 @@ final class HeaderScratch {
                 count += 1
             }
             let start = HTTP2Fields.writeDecimal(
-                request.body.count, endingAt: 20, in: UnsafeMutableRawBufferPointer(start: lengthDigits, count: 20))
+                bodyCount, endingAt: 20, in: UnsafeMutableRawBufferPointer(start: lengthDigits, count: 20))
             list[count] = nghttp2_nv(
                 name: lengthName, value: lengthDigits + start, namelen: 14, valuelen: 20 - start,
                 flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))

@@ -70,11 +70,17 @@ struct HTTP2Liveness: Sendable {
 
     /// Decides what the time `now` calls for, given the requests in flight.
     mutating func check(at now: EpochTime, requests: some Collection<Request>) -> Decision {
+        check(at: now, open: requests.count, requests: requests)
+    }
+
+    /// `check(at:requests:)` with the count of `requests` known: they are
+    /// walked only when a scan is due (at most every `scanInterval`).
+    mutating func check(at now: EpochTime, open: Int, requests: some Sequence<Request>) -> Decision {
         guard isOpen else {
             if now >= connectDeadline { return Decision(end: .connectTimedOut) }
             return Decision(next: connectDeadline)
         }
-        guard !requests.isEmpty else { return Decision() }
+        guard open > 0 else { return Decision() }
         guard now >= nextScan else { return Decision(next: nextScan) }
         nextScan = now + Self.scanInterval
         var sent = 0

@@ -11,17 +11,21 @@ extension HTTP2Session {
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value else { return 0 }
             HTTP2Session.from(user).header(
-                stream: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
-                value: UnsafeBufferPointer(start: value, count: valueLength))
+                stream: frame.pointee.hd.stream_id, name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                value: UnsafeRawBufferPointer(start: value, count: valueLength))
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
-            if let data { HTTP2Session.from(user).streams[streamID]?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length)) }
+            let session = HTTP2Session.from(user)
+            if let data, let slot = session.openSlot(of: streamID) {
+                session.streams[slot].pointee.answerBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
             if let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
-                HTTP2Session.from(user).streams[frame.pointee.hd.stream_id]?.sent = true
+                let session = HTTP2Session.from(user)
+                if let slot = session.openSlot(of: frame.pointee.hd.stream_id) { session.streams[slot].pointee.sent = true }
             }
             return 0
         }
@@ -67,9 +71,10 @@ extension HTTP2Session {
         return UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
     }
 
-    private func header(stream id: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[id] else { return }
-        if name.first == 0x3A, HTTP2Fields.same(UnsafeRawBufferPointer(name), Self.statusName) {
+    private func header(stream id: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        guard let slot = openSlot(of: id) else { return }
+        let stream = streams[slot]
+        if name.first == 0x3A, HTTP2Fields.same(name, Self.statusName) {
             // Three digits (RFC 9113 §8.3.2); anything else is no status.
             var status = 0
             for digit in value {
@@ -77,47 +82,61 @@ extension HTTP2Session {
                 status = status * 10 + Int(digit - 0x30)
             }
             // An informational answer (1xx) is followed by the real one.
-            if status >= 200 { stream.status = status }
+            if status >= 200 { stream.pointee.status = status }
             return
         }
-        // Room for APNs' few answer fields at the first, not a copy at each.
-        if stream.fields.bytes.isEmpty { stream.fields.reserveCapacity(128) }
-        stream.fields.append(name: UnsafeRawBufferPointer(name), value: UnsafeRawBufferPointer(value))
+        // Room for APNs' few answer fields at the first, kept for the slot's next streams.
+        if stream.pointee.answerFields.bytes.capacity == 0 { stream.pointee.answerFields.reserveCapacity(128) }
+        stream.pointee.answerFields.append(name: name, value: value)
     }
 
     private func streamClosed(_ id: Int32, errorCode: UInt32) {
-        guard let stream = streams.removeValue(forKey: id) else { return }
-        if errorCode == NGHTTP2_NO_ERROR.rawValue, stream.status > 0 {
-            stream.submission.answer(HTTP2Response(status: stream.status, fields: stream.fields, body: stream.body))
-        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue || !stream.sent || isAboveGoaway(id) {
-            refused.append(stream.submission)
+        guard let slot = openSlot(of: id), let batch = streams[slot].pointee.batch else { return }
+        let stream = streams[slot]
+        let position = stream.pointee.position
+        // The slot is freed after the batch has had its answer (the answer
+        // points into it), and before anything else can take it.
+        defer { streams.free(slot) }
+        if errorCode == NGHTTP2_NO_ERROR.rawValue, stream.pointee.status > 0 {
+            stream.pointee.answerFields.withEncoded { fields in
+                stream.pointee.answerBody.withUnsafeBytes { body in
+                    batch.answered(position, with: HTTP2Answer(status: stream.pointee.status, fields: fields, body: body))
+                }
+            }
+            noteAnswered(batch)
+        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue || !stream.pointee.sent || isAboveGoaway(id) {
+            refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: stream.pointee.refusals))
         } else {
             let reason = errorCode == NGHTTP2_NO_ERROR.rawValue
                 ? "the stream ended without an answer"
                 : "the server reset the stream: \(String(cString: nghttp2_http2_strerror(errorCode)))"
-            stream.submission.fail(HTTP2TransportError(.stream, reason))
+            batch.failed(position, with: HTTP2TransportError(.stream, reason))
         }
     }
 
     private func refuse(stream id: Int32) {
-        guard let stream = streams.removeValue(forKey: id) else { return }
-        refused.append(stream.submission)
+        guard let slot = openSlot(of: id), let batch = streams[slot].pointee.batch else { return }
+        let stream = streams[slot].pointee
+        refused.append(HTTP2Submission(batch, positions: stream.position..<(stream.position + 1), refusals: stream.refusals))
+        forget(slot)
     }
 
     private func bodyChunk(
         stream id: Int32, into buffer: UnsafeMutablePointer<UInt8>?, capacity: Int, flags: UnsafeMutablePointer<UInt32>?
     ) -> Int {
-        guard let stream = streams[id], let buffer else {
+        guard let slot = openSlot(of: id), let buffer else {
             flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             return 0
         }
-        let body = stream.submission.request.body
-        let count = min(capacity, body.count - stream.bodyOffset)
-        body.withUnsafeBufferPointer { source in
-            if count > 0 { buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count) }
+        let stream = streams[slot]
+        let offset = stream.pointee.bodyOffset
+        let count = stream.pointee.body.withUnsafeBufferPointer { source in
+            let count = min(capacity, source.count - offset)
+            if count > 0 { buffer.update(from: source.baseAddress! + offset, count: count) }
+            if offset + count == source.count { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return count
         }
-        stream.bodyOffset += count
-        if stream.bodyOffset == body.count { flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        stream.pointee.bodyOffset = offset + count
         return count
     }
 }

@@ -17,9 +17,9 @@ import PrintBridgeCore
 /// §6.8). One that was sent and then lost its connection fails: whether it
 /// arrived is unknown, and the caller decides.
 final class HTTP2Session {
-    /// Requests in flight by stream id (the callbacks fill in their answers).
-    var streams: [Int32: HTTP2Stream] = [:]
-    /// Requests to send again on a new connection (`takeRefused`).
+    /// Requests in flight (the callbacks fill in their answers).
+    let streams = HTTP2StreamTable()
+    /// Requests to send again on a new connection (`takeRefused`), runs of one.
     var refused: [HTTP2Submission] = []
     /// The last stream a GOAWAY said the server will process.
     var goawayLastStream: Int32?
@@ -27,6 +27,10 @@ final class HTTP2Session {
     var pingReceived = false
     private var session: OpaquePointer?
     private let scratch: HeaderScratch
+    /// Batches answered during the current `receive` or `send`, told when it ends.
+    private var answeredBatches: [any HTTP2RequestBatch] = []
+    /// The request being submitted, written by its batch; reused.
+    private var requestFields = HTTP2Fields(capacity: 1024)
     private let authority: String
     private let maximumStreams: Int
 
@@ -51,20 +55,26 @@ final class HTTP2Session {
 
     deinit { release() }
 
+    /// Streams in flight (sent or about to be).
+    var openStreams: Int { streams.openCount }
+
     /// Whether a new request can be submitted now: no GOAWAY, and fewer
     /// streams than this side's limit and the server's.
     var canOpenStream: Bool {
         guard goawayLastStream == nil, let session else { return false }
         let serverLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
-        return streams.count < min(maximumStreams, max(1, serverLimit))
+        return streams.openCount < min(maximumStreams, max(1, serverLimit))
     }
 
     /// After a GOAWAY, the session is done once its last stream is.
-    var isFinished: Bool { goawayLastStream != nil && streams.isEmpty }
+    var isFinished: Bool { goawayLastStream != nil && streams.openCount == 0 }
 
     /// The requests in flight, as liveness sees them.
-    var requests: LazyMapCollection<[Int32: HTTP2Stream], HTTP2Liveness.Request> {
-        streams.lazy.map { HTTP2Liveness.Request(id: $0.key, started: $0.value.started, sent: $0.value.sent) }
+    var requests: some Sequence<HTTP2Liveness.Request> {
+        streams.openSlots.lazy.map { [streams] slot in
+            let stream = streams[slot].pointee
+            return HTTP2Liveness.Request(id: stream.id, started: stream.started, sent: stream.sent)
+        }
     }
 
     /// Hands over the requests to send again, emptying the list.
@@ -73,37 +83,41 @@ final class HTTP2Session {
         return refused
     }
 
-    /// Queues one request (`canOpenStream` must be true).
-    func submit(_ submission: HTTP2Submission, now: EpochTime) {
+    /// Queues request `position` of `batch` (`canOpenStream` must be true).
+    func submit(_ batch: any HTTP2RequestBatch, position: Int, refusals: Int, now: EpochTime) {
         guard let session else {
-            refused.append(submission)
+            refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: refusals))
             return
         }
-        // The header list points into the request's own fields (one buffer,
-        // written by whoever made the request); nghttp2 copies them before
-        // `nghttp2_submit_request` returns. A field marked never indexed
-        // (APNs' `apns-id`, new in every request) is sent as a literal never
-        // indexed (RFC 7541 §6.2.3): indexed, each id entered nghttp2's 4 KB
-        // HPACK table, pushed out the values that repeat (the provider token
-        // above all, ~300 bytes as an entry) and had them sent again: 3,900
-        // instructions a push in `nghttp2_session_mem_send` (callgrind,
-        // replay --send). nghttp2 already leaves `:path` unindexed
-        // (`hd_deflate_should_indexing`, lib/nghttp2_hd.c).
-        let stream = HTTP2Stream(submission, started: now)
+        // The batch writes the request into memory kept from the last one.
+        // The header list points into it; nghttp2 copies names and values
+        // before `nghttp2_submit_request` returns. A field marked never
+        // indexed (APNs' `apns-id`, new in every request) is sent as a
+        // literal never indexed (RFC 7541 §6.2.3): indexed, each id entered
+        // nghttp2's 4 KB HPACK table, pushed out the values that repeat (the
+        // provider token above all, ~300 bytes as an entry) and had them
+        // sent again: 3,900 instructions a push in `nghttp2_session_mem_send`
+        // (callgrind, replay --send). nghttp2 already leaves `:path`
+        // unindexed (`hd_deflate_should_indexing`, lib/nghttp2_hd.c).
+        requestFields.removeAll(keepingCapacity: true)
+        let body = batch.request(position, writing: &requestFields)
+        let slot = streams.open(batch, position: position, refusals: refusals, body: body, started: now)
         var provider = Self.bodyProvider
-        let id = scratch.withFields(of: submission.request) { fields, count in
-            nghttp2_submit_request(session, nil, fields, count, &provider, nil)
+        let id = scratch.withFields(of: requestFields, bodyCount: body.count) { fields, count in
+            nghttp2_submit_request(session, nil, fields, count, &provider, HTTP2StreamTable.userData(slot))
         }
         guard id > 0 else {
-            submission.fail(HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))"))
+            streams.free(slot)
+            batch.failed(position, with: HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))"))
             return
         }
-        streams[id] = stream
+        streams[slot].pointee.id = id
     }
 
     /// Takes bytes read from the server; throws when they break the protocol.
     func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2TransportError) {
         guard let session else { return }
+        defer { tellAnswersEnded() }
         let used = nghttp2_session_mem_recv(session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         if used < 0 {
             throw HTTP2TransportError(.stream, "HTTP/2 protocol error from \(authority): \(String(cString: nghttp2_strerror(Int32(used))))")
@@ -113,6 +127,8 @@ final class HTTP2Session {
     /// Appends what nghttp2 has to send to `outgoing`, until it holds `limit` bytes or nothing is left.
     func send(into outgoing: inout [UInt8], upTo limit: Int) throws(HTTP2TransportError) {
         guard let session else { return }
+        // A stream can end while its last frame goes out (the answer came first).
+        defer { tellAnswersEnded() }
         while outgoing.count < limit {
             var chunk: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &chunk)
@@ -130,36 +146,78 @@ final class HTTP2Session {
 
     /// Gives up on one request: RST_STREAM (CANCEL) to the server, `error` to the caller.
     func cancel(_ id: Int32, failing error: HTTP2TransportError) {
-        guard let stream = streams.removeValue(forKey: id) else { return }
+        guard let slot = openSlot(of: id) else { return }
+        let batch = streams[slot].pointee.batch, position = streams[slot].pointee.position
+        forget(slot)
         if let session { nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue) }
-        stream.submission.fail(error)
+        batch?.failed(position, with: error)
     }
 
     /// The connection is gone: requests never processed go to `refused`,
     /// the others fail with `failure`. Frees the nghttp2 session.
     func close(failing failure: HTTP2TransportError) {
-        for (id, stream) in streams.sorted(by: { $0.key < $1.key }) {
-            if !stream.sent || isAboveGoaway(id) {
-                refused.append(stream.submission)
+        let open = streams.openSlots.sorted { streams[$0].pointee.id < streams[$1].pointee.id }
+        var failed: [(any HTTP2RequestBatch, Int)] = []
+        for slot in open {
+            let stream = streams[slot].pointee
+            guard let batch = stream.batch else { continue }
+            if !stream.sent || isAboveGoaway(stream.id) {
+                refused.append(HTTP2Submission(batch, positions: stream.position..<(stream.position + 1), refusals: stream.refusals))
             } else {
-                stream.submission.fail(failure)
+                failed.append((batch, stream.position))
             }
+            forget(slot)
         }
-        streams.removeAll()
         release()
+        for (batch, position) in failed { batch.failed(position, with: failure) }
     }
 
     /// The client is stopping: every request still here fails with `error`,
     /// and a GOAWAY is queued (the connection sends it, then `close`s).
     func abandon(failing error: HTTP2TransportError) {
-        let open = streams.values.map(\.submission) + refused
-        streams.removeAll()
+        var open: [(any HTTP2RequestBatch, Int)] = []
+        for slot in Array(streams.openSlots) {
+            if let batch = streams[slot].pointee.batch { open.append((batch, streams[slot].pointee.position)) }
+            forget(slot)
+        }
+        let left = refused
         refused.removeAll()
-        for submission in open { submission.fail(error) }
+        for (batch, position) in open { batch.failed(position, with: error) }
+        for submission in left { submission.fail(error) }
         if let session { nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) }
     }
 
+    /// Notes a batch that was just answered, to be told when the run of answers ends.
+    func noteAnswered(_ batch: any HTTP2RequestBatch) {
+        if answeredBatches.last !== batch { answeredBatches.append(batch) }
+    }
+
+    private func tellAnswersEnded() {
+        guard !answeredBatches.isEmpty else { return }
+        // Walked in place, not copied: a copy made the list's next append
+        // allocate anew. (A batch's `answersEnded` never reaches the session.)
+        for index in answeredBatches.indices { answeredBatches[index].answersEnded() }
+        answeredBatches.removeAll(keepingCapacity: true)
+    }
+
     func isAboveGoaway(_ id: Int32) -> Bool { goawayLastStream.map { id > $0 } ?? false }
+
+    /// The open stream `id`'s slot, if it is still ours.
+    func openSlot(of id: Int32) -> Int? {
+        guard let session, let slot = HTTP2StreamTable.slot(nghttp2_session_get_stream_user_data(session, id)),
+              streams[slot].pointee.id == id, streams[slot].pointee.batch != nil
+        else { return nil }
+        return slot
+    }
+
+    /// Frees a stream's slot before nghttp2 closed the stream: nghttp2
+    /// forgets the slot first, so no later callback for the stream can
+    /// reach the slot's next stream.
+    func forget(_ slot: Int) {
+        let id = streams[slot].pointee.id
+        if let session, id > 0 { nghttp2_session_set_stream_user_data(session, id, nil) }
+        streams.free(slot)
+    }
 
     /// Frees the nghttp2 session (idempotent); what it refused stays to be taken.
     func release() {

@@ -1,46 +1,55 @@
-/// Takes the answers of requests sent with `HTTP2Client.send(_:to:)`: one
-/// call for each request, with the request's position in what was sent.
-///
-/// Called on the client's thread (`pb-apns`) as answers arrive, or on the
-/// sender's thread when the client had already stopped: keep it short and
-/// never wait in it. No task and no continuation a request: a fan-out's
-/// answers go straight to whoever counts them.
-public protocol HTTP2ResponseReceiver: AnyObject, Sendable {
-    func received(_ result: Result<HTTP2Response, HTTP2TransportError>, tag: Int)
-}
-
-/// A request waiting for an answer, as the client's loop holds it.
+/// Requests waiting for a stream, as the client's loop holds them: a run
+/// of one batch's positions, taken from the front one at a time.
 struct HTTP2Submission {
-    var request: HTTP2Request
-    var reply: Reply
-    /// Times a server refused it unprocessed (it is sent again, a bounded number of times).
+    let batch: any HTTP2RequestBatch
+    /// The next position to send, and the end of the run.
+    var next: Int
+    let end: Int
+    /// Times a server refused it unprocessed (it is sent again, a bounded
+    /// number of times): a refused request comes back as a run of one.
     var refusals = 0
 
-    /// Where the answer goes: a caller suspended in `send(_:)`, or a receiver.
-    enum Reply {
-        case waiting(HTTP2ResponseContinuation)
-        case receiver(any HTTP2ResponseReceiver, tag: Int)
+    init(_ batch: any HTTP2RequestBatch, positions: Range<Int>, refusals: Int = 0) {
+        self.batch = batch
+        next = positions.lowerBound
+        end = positions.upperBound
+        self.refusals = refusals
     }
 
-    init(request: HTTP2Request, reply: Reply) {
-        self.request = request
-        self.reply = reply
-    }
+    var isEmpty: Bool { next >= end }
 
-    /// Hands the answer over (once).
-    func answer(_ response: HTTP2Response) {
-        switch reply {
-        case .waiting(let continuation): continuation.resume(returning: response)
-        case .receiver(let receiver, let tag): receiver.received(.success(response), tag: tag)
-        }
-    }
-
-    /// Fails the request with `error` (once).
+    /// Fails every position not yet sent with `error`.
     func fail(_ error: HTTP2TransportError) {
-        switch reply {
-        case .waiting(let continuation): continuation.resume(throwing: error)
-        case .receiver(let receiver, let tag): receiver.received(.failure(error), tag: tag)
-        }
+        for position in next..<end { batch.failed(position, with: error) }
+    }
+}
+
+/// One request sent with `HTTP2Client.send(_:)`: a batch of one whose
+/// answer resumes the caller.
+final class SingleRequest: HTTP2RequestBatch, @unchecked Sendable {
+    // @unchecked Sendable: `request` is immutable; the continuation is
+    // resumed once, by whichever of `answered` and `failed` comes.
+    private let fields: HTTP2Fields
+    private let body: [UInt8]
+    private let continuation: HTTP2ResponseContinuation
+
+    init(_ request: HTTP2Request, continuation: HTTP2ResponseContinuation) {
+        fields = request.fields
+        body = request.body
+        self.continuation = continuation
+    }
+
+    func request(_ position: Int, writing fields: inout HTTP2Fields) -> [UInt8] {
+        fields.append(contentsOf: self.fields)
+        return body
+    }
+
+    func answered(_ position: Int, with answer: borrowing HTTP2Answer) {
+        continuation.resume(returning: answer.response)
+    }
+
+    func failed(_ position: Int, with error: HTTP2TransportError) {
+        continuation.resume(throwing: error)
     }
 }
 

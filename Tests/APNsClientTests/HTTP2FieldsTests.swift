@@ -11,15 +11,14 @@ import Testing
         return pairs
     }
 
-    @Test func theWriterAndAppendingGiveTheSameFields() {
-        let written = HTTP2Fields(capacity: 400) { fields in
-            fields.add(":path", "/3/device/", "abc")
-            fields.add("x-text", "héllo")
-            fields.add("x-zero", decimal: 0)
-            fields.add("x-big", decimal: Int.max)
-            fields.add("x-most-negative", decimal: Int.min)
-            fields.add("apns-id", "id-1", neverIndexed: true)
-        }
+    @Test func literalNamesAndStringsGiveTheSameFields() {
+        var written = HTTP2Fields(capacity: 16)
+        written.append(":path", "/3/device/", "abc")
+        written.append("x-text", "héllo")
+        written.append("x-zero", decimal: 0)
+        written.append("x-big", decimal: Int.max)
+        written.append("x-most-negative", decimal: Int.min)
+        written.append("apns-id", "id-1", neverIndexed: true)
         var appended = HTTP2Fields()
         for (name, value) in [(":path", "/3/device/abc"), ("x-text", "héllo"), ("x-zero", "0"),
                               ("x-big", String(Int.max)), ("x-most-negative", String(Int.min))] {
@@ -55,7 +54,24 @@ import Testing
         #expect(read.count == 2)
         #expect(read[0][0].count == 255 && read[0][1].count == 65535)
         #expect(read[1] == ["next", "ok"])
-        let written = HTTP2Fields(capacity: 70_100) { $0.add("x", String(repeating: "v", count: 70_000)) }
-        #expect(pairs(written).first?[1].count == 65535)
+        var written = HTTP2Fields()
+        written.append("x", "/", String(repeating: "v", count: 70_000))
+        written.append("next", "ok")
+        #expect(pairs(written).map { $0[1].count } == [65535, 2], "a value and its tail are cut together")
+    }
+
+    @Test func fieldsEmptiedKeepTheirRoomAndTakeOthersWhole() {
+        var fields = HTTP2Fields(capacity: 256)
+        fields.append("a", "1")
+        let room = fields.bytes.capacity
+        fields.removeAll(keepingCapacity: true)
+        #expect(fields.count == 0 && fields.bytes.capacity == room)
+        var shared = HTTP2Fields()
+        shared.append("apns-topic", "com.example")
+        shared.append("apns-priority", decimal: 10)
+        fields.append("apns-id", "x", neverIndexed: true)
+        fields.append(contentsOf: shared)
+        #expect(pairs(fields) == [["apns-id", "x"], ["apns-topic", "com.example"], ["apns-priority", "10"]])
+        #expect(fields.value("apns-topic", reusing: "") == "com.example")
     }
 }

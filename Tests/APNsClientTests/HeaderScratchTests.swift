@@ -49,10 +49,10 @@ import Testing
         let fields = read(HeaderScratch(authority: "localhost:2197"), request)
         #expect(fields.map { [$0.0, $0.1] } == [
             [":method", "POST"], [":scheme", "https"], [":authority", "localhost:2197"],
-            [":path", "/3/device/" + push.token], ["authorization", "bearer x.y.z"], ["apns-push-type", "liveactivity"],
+            [":path", "/3/device/" + push.token], ["apns-id", "0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"],
+            ["authorization", "bearer x.y.z"], ["apns-push-type", "liveactivity"],
             ["apns-topic", "com.example.app.push-type.liveactivity"], ["apns-priority", "5"],
-            ["apns-expiration", "1800000000"], ["apns-id", "0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"],
-            ["apns-collapse-id", "x1c.update"], ["content-length", "10"]])
+            ["apns-expiration", "1800000000"], ["apns-collapse-id", "x1c.update"], ["content-length", "10"]])
         #expect(fields.filter(\.2).map(\.0) == ["apns-id"], "only the id, new every time, is never indexed")
         push.collapseID = nil
         push.expiration = EpochTime(seconds: -5)

@@ -10,6 +10,9 @@ public final class PushAnswers: PushOutcomeReceiver {
     private struct State {
         var ready: [Answer] = []
         var reader: CheckedContinuation<[Answer], Never>?
+        /// `reader` is set: tested on every answer, where looking at the
+        /// optional continuation itself copied it.
+        var waiting = false
     }
 
     private let state = Mutex(State())
@@ -19,11 +22,25 @@ public final class PushAnswers: PushOutcomeReceiver {
     public func received(_ outcome: PushOutcome, tag: Int) {
         let handOver = state.withLock { state -> (CheckedContinuation<[Answer], Never>, [Answer])? in
             state.ready.append((tag, outcome))
-            guard let reader = state.reader else { return nil }
-            state.reader = nil
-            return (reader, Self.take(&state))
+            return Self.wakeReader(&state)
         }
         if let (reader, answers) = handOver { reader.resume(returning: answers) }
+    }
+
+    /// One lock, and at most one wake-up of the reader, for the lot.
+    public func received(contentsOf outcomes: [Answer]) {
+        let handOver = state.withLock { state -> (CheckedContinuation<[Answer], Never>, [Answer])? in
+            state.ready.append(contentsOf: outcomes)
+            return Self.wakeReader(&state)
+        }
+        if let (reader, answers) = handOver { reader.resume(returning: answers) }
+    }
+
+    /// The waiting reader and what it takes, if one waits.
+    private static func wakeReader(_ state: inout State) -> (CheckedContinuation<[Answer], Never>, [Answer])? {
+        guard state.waiting, let reader = state.reader.take() else { return nil }
+        state.waiting = false
+        return (reader, take(&state))
     }
 
     /// The outcomes that came since the last call (at least one), waiting
@@ -34,6 +51,7 @@ public final class PushAnswers: PushOutcomeReceiver {
             let answers = state.withLock { state -> [Answer]? in
                 guard !state.ready.isEmpty else {
                     state.reader = reader
+                    state.waiting = true
                     return nil
                 }
                 return Self.take(&state)
@@ -47,7 +65,7 @@ public final class PushAnswers: PushOutcomeReceiver {
     private static func take(_ state: inout State) -> [Answer] {
         let taken = state.ready
         state.ready = []
-        state.ready.reserveCapacity(taken.count)
+        state.ready.reserveCapacity(max(16, taken.count))
         return taken
     }
 }

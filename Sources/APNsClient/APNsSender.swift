@@ -189,7 +189,7 @@ public final class APNsSender: PushSender {
     }
 
     /// A push's own fields: its path (the device token) and its apns-id.
-    static func writeOwnFields(token: String, apnsID: String, into fields: inout HTTP2Fields) {
+    static func writeOwnFields(token: String, apnsID: String, into fields: inout some HTTP2FieldAppending & ~Copyable) {
         fields.append(":path", "/3/device/", token)
         // New in every request: never indexed (HTTP2Session.submit says why).
         fields.append("apns-id", apnsID, neverIndexed: true)
@@ -216,20 +216,15 @@ public final class APNsSender: PushSender {
 }
 
 /// The first attempts of one `send(_:to:)` batch: each request is written,
-/// and its answer judged, on the connection's thread; the outcomes of one
-/// read go to the receiver together; a push to be tried again goes on in a
-/// task.
-private final class FirstAttempts: HTTP2RequestBatch, @unchecked Sendable {
-    // @unchecked Sendable: everything is immutable but `ready`, which only
-    // `answered` and `answersEnded` touch, on the client's thread.
+/// and its answer judged, on the connection's thread; a push to be tried
+/// again goes on in a task.
+private final class FirstAttempts: HTTP2RequestBatch {
     let sender: APNsSender
     let pushes: [TaggedPush]
     /// Each push's apns-id, kept for its retries (the same id every attempt).
     let apnsIDs: [String]
     let authorization: String
     let receiver: any PushOutcomeReceiver
-    /// Outcomes of answers in the current read, handed on at its end.
-    private var ready: [(tag: Int, outcome: PushOutcome)] = []
 
     init(sender: APNsSender, pushes: [TaggedPush], authorization: String, receiver: any PushOutcomeReceiver) {
         self.sender = sender
@@ -239,13 +234,13 @@ private final class FirstAttempts: HTTP2RequestBatch, @unchecked Sendable {
         apnsIDs = pushes.map { $0.push.apnsID ?? Push.randomID() }
     }
 
-    func request(_ position: Int, writing fields: inout HTTP2Fields) -> [UInt8] {
+    func request(_ position: Int, writing fields: inout HTTP2FieldBuffer) -> [UInt8] {
         // The push is read in place: a copy (a dozen references) cost more
         // than writing most of its fields.
         pushes.withUnsafeBufferPointer { pushes in
             let push = pushes.baseAddress! + position
             APNsSender.writeOwnFields(token: push.pointee.push.token, apnsID: apnsIDs[position], into: &fields)
-            fields.append(contentsOf: sender.sharedFields.fields(for: push.pointee.push, authorization: authorization))
+            fields.append(contentsOf: sender.sharedFields.fields(for: push, authorization: authorization))
             return push.pointee.push.payload
         }
     }
@@ -253,17 +248,7 @@ private final class FirstAttempts: HTTP2RequestBatch, @unchecked Sendable {
     func answered(_ position: Int, with answer: borrowing HTTP2Answer) {
         var attempts = APNsSender.Attempts(apnsID: apnsIDs[position], made: 1)
         let next = sender.judge(answer, &attempts)
-        if case .done(let outcome) = next, case .delivered = outcome {
-            ready.append((pushes[position].tag, outcome))
-        } else {
-            finish(position, next, attempts)
-        }
-    }
-
-    func answersEnded() {
-        guard !ready.isEmpty else { return }
-        receiver.received(contentsOf: ready)
-        ready.removeAll(keepingCapacity: true)
+        finish(position, next, attempts)
     }
 
     func failed(_ position: Int, with error: HTTP2TransportError) {
@@ -291,22 +276,25 @@ private final class FirstAttempts: HTTP2RequestBatch, @unchecked Sendable {
 /// written: a fan-out's pushes of one event, batch after batch, write them
 /// once. Touched only by batches' `request`, on the client's thread.
 final class SharedFields: @unchecked Sendable {
-    private var fields = HTTP2Fields(capacity: 512)
+    // @exclusivity(unchecked): the client's thread's own (HTTP2Client says why).
+    @exclusivity(unchecked) private var fields = HTTP2Fields(capacity: 512)
     /// What `fields` were written from (nil: nothing yet), compared part by
     /// part with the next push: a copy of the push to compare cost more
     /// than the comparison.
-    private var kind: Push.Kind?
-    private var priority = 0
-    private var expiration = 0
-    private var topic = ""
-    private var collapseID: String?
-    private var authorization = ""
+    @exclusivity(unchecked) private var kind: Push.Kind?
+    @exclusivity(unchecked) private var priority = 0
+    @exclusivity(unchecked) private var expiration = 0
+    @exclusivity(unchecked) private var topic = ""
+    @exclusivity(unchecked) private var collapseID: String?
+    @exclusivity(unchecked) private var authorization = ""
 
-    func fields(for push: borrowing Push, authorization: String) -> HTTP2Fields {
-        if kind == push.kind, priority == push.priority, expiration == push.expiration.wholeSeconds, topic == push.topic,
-           collapseID == push.collapseID, self.authorization == authorization {
+    func fields(for tagged: UnsafePointer<TaggedPush>, authorization: String) -> HTTP2Fields {
+        if kind == tagged.pointee.push.kind, priority == tagged.pointee.push.priority,
+           expiration == tagged.pointee.push.expiration.wholeSeconds, topic == tagged.pointee.push.topic,
+           collapseID == tagged.pointee.push.collapseID, self.authorization == authorization {
             return fields
         }
+        let push = tagged.pointee.push
         fields.removeAll(keepingCapacity: true)
         APNsSender.writeSharedFields(of: push, authorization: authorization, into: &fields)
         kind = push.kind

@@ -83,6 +83,8 @@ extension HTTP2Client {
             } else if let wakeAt {
                 timeout = Int32(max(0, min(3_600_000, ((wakeAt - now) * 1000).rounded(.up))))
             }
+            // About to sleep with nothing to do: a fan-out's slots go.
+            if timeout == -1 { connection?.trimIdle() }
             let socket = connection?.pollEvents
             descriptors[1] = pollfd(fd: socket?.descriptor ?? -1, events: socket?.events ?? 0, revents: 0)
             descriptors[0].revents = 0

@@ -78,13 +78,18 @@ public final class HTTP2Client: @unchecked Sendable {
     /// The host's addresses, looked up beside the loop.
     let lookup: AddressLookup
     private var thread: NamedThread?
-    // The loop thread's own (HTTP2Client+Loop.swift).
-    var connection: HTTP2Connection?
+    // The loop thread's own (HTTP2Client+Loop.swift). @exclusivity(unchecked)
+    // here and on the connection's, session's and batches' loop-thread
+    // state: never accessed twice at once (no access spans a call that
+    // could reach the same property), and the dynamic check cost ~120
+    // instructions an access, ~850 a request (callgrind on
+    // scripts/bench/apns_benchmark.py --callgrind-sender).
+    @exclusivity(unchecked) var connection: HTTP2Connection?
     /// Requests refused unprocessed, sent before `pending`.
-    var retry: [HTTP2Submission] = []
+    @exclusivity(unchecked) var retry: [HTTP2Submission] = []
     /// Runs of requests waiting for a stream, from `pendingHead` on.
-    var pending: [HTTP2Submission] = []
-    var pendingHead = 0
+    @exclusivity(unchecked) var pending: [HTTP2Submission] = []
+    @exclusivity(unchecked) var pendingHead = 0
 
     /// Throws when OpenSSL cannot be set up (the CA file) or the thread cannot start.
     public init(origin: HTTPOrigin, options: Options = .init()) throws(HTTP2TransportError) {

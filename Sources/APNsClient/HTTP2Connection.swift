@@ -24,7 +24,8 @@ final class HTTP2Connection {
         var maximumStreams: Int
     }
 
-    private(set) var state = State.resolving
+    // @exclusivity(unchecked): the loop thread's own (HTTP2Client says why).
+    @exclusivity(unchecked) private(set) var state = State.resolving
     /// Why it closed (nil while open, or when it closed cleanly after a GOAWAY).
     private(set) var closeError: HTTP2TransportError?
     /// Streams were sent and nothing came back for the stall timeout.
@@ -37,16 +38,16 @@ final class HTTP2Connection {
     private let lookup: AddressLookup
     private let maximumStreams: Int
     // The parts, and the byte pump's state (HTTP2Connection+IO.swift moves bytes with them).
-    var liveness: HTTP2Liveness
+    @exclusivity(unchecked) var liveness: HTTP2Liveness
     private(set) var socket: TCPConnection?
-    private(set) var tls: TLSStream?
-    private(set) var session: HTTP2Session?
+    @exclusivity(unchecked) private(set) var tls: TLSStream?
+    @exclusivity(unchecked) private(set) var session: HTTP2Session?
     private var handshakeWantsWrite = false
     /// Bytes from nghttp2 waiting to go through TLS, sent up to `outgoingSent`.
-    var outgoing: [UInt8] = []
-    var outgoingSent = 0
+    @exclusivity(unchecked) var outgoing: [UInt8] = []
+    @exclusivity(unchecked) var outgoingSent = 0
     /// The socket took less than was written: wait for it to be writable.
-    var writeBlocked = false
+    @exclusivity(unchecked) var writeBlocked = false
     let receiving = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
 
     init(origin: HTTPOrigin, tls context: TLSClientContext, lookup: AddressLookup, limits: Limits, now: EpochTime) {
@@ -84,6 +85,9 @@ final class HTTP2Connection {
         case .resolving, .closed: return nil
         }
     }
+
+    /// Lets go of stream slots beyond what an idle connection keeps.
+    func trimIdle() { session?.streams.trim() }
 
     /// Hands over the requests to send again on a new connection.
     func takeRefused() -> [HTTP2Submission] { session?.takeRefused() ?? [] }

@@ -16,7 +16,7 @@ import Glibc
 /// every string was copied again into the session's scratch: the loop's
 /// `submit` went from ~10,700 to ~4,100 instructions a request (callgrind
 /// on scripts/bench/apns_benchmark.py --callgrind-sender).
-public struct HTTP2Fields: Sendable, Hashable {
+public struct HTTP2Fields: HTTP2FieldAppending, Sendable, Hashable {
     /// The encoded fields (see the type's comment).
     public private(set) var bytes: [UInt8] = []
 
@@ -31,30 +31,9 @@ public struct HTTP2Fields: Sendable, Hashable {
         bytes = Array(encoded)
     }
 
-    /// Adds a field whose name is a literal.
-    public mutating func append(_ name: StaticString, _ value: String, neverIndexed: Bool = false) {
-        var value = value  // `withUTF8` needs a mutable string; a native one is not copied
-        value.withUTF8 { append(name: Self.bytes(of: name), value: UnsafeRawBufferPointer($0), neverIndexed: neverIndexed) }
-    }
-
-    /// Adds a field whose value is a literal followed by `suffix` (":path": "/3/device/" and a token).
-    public mutating func append(_ name: StaticString, _ prefix: StaticString, _ suffix: String) {
-        var suffix = suffix
-        suffix.withUTF8 { append(name: Self.bytes(of: name), value: Self.bytes(of: prefix), UnsafeRawBufferPointer($0)) }
-    }
-
-    /// Adds a field whose value is a whole number in decimal, without making a string.
-    public mutating func append(_ name: StaticString, decimal number: Int) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: any Int's digits and sign
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            let first = Self.writeDecimal(number, endingAt: buffer.count, in: buffer)
-            append(name: Self.bytes(of: name), value: UnsafeRawBufferPointer(rebasing: buffer[first...]))
-        }
-    }
-
-    /// Adds every field of `other`, as they are (one copy of its bytes).
-    public mutating func append(contentsOf other: HTTP2Fields) {
-        bytes.append(contentsOf: other.bytes)
+    /// Adds encoded fields (another's bytes, as they are).
+    public mutating func append(encoded: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: encoded)
     }
 
     /// Empties the fields, keeping the memory for the next ones when asked.
@@ -62,7 +41,7 @@ public struct HTTP2Fields: Sendable, Hashable {
         bytes.removeAll(keepingCapacity: keepingCapacity)
     }
 
-    private static func bytes(of text: StaticString) -> UnsafeRawBufferPointer {
+    static func bytes(of text: StaticString) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
@@ -103,30 +82,52 @@ public struct HTTP2Fields: Sendable, Hashable {
         name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer = .init(start: nil, count: 0),
         neverIndexed: Bool = false
     ) {
-        let nameLength = min(name.count, 255)
-        let valueLength = min(value.count, 65535), tailLength = min(tail.count, 65535 - valueLength)
-        let size = 4 + nameLength + valueLength + tailLength
-        guard size <= Self.assembledFieldSize else {
-            startField(nameLength: nameLength, valueLength: valueLength + tailLength, neverIndexed: neverIndexed)
+        let field = Field(name: name, value: value, tail, neverIndexed: neverIndexed)
+        guard field.size <= Self.assembledFieldSize else {
+            startField(nameLength: field.nameLength, valueLength: field.valueLength + field.tailLength, neverIndexed: neverIndexed)
             // Contiguous buffers: each append is one copy, not a byte-by-byte walk.
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<nameLength]))
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[..<valueLength]))
-            if tailLength > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail[..<tailLength])) }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: name[..<field.nameLength]))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[..<field.valueLength]))
+            if field.tailLength > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail[..<field.tailLength])) }
             return
         }
         // A field of ordinary size is put together on the stack and appended
         // in one call: each `append(contentsOf:)` costs ~80 instructions
         // before its copy, and a field took four.
-        withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { field in
-            field[0] = neverIndexed ? Self.neverIndexedFlag : 0
-            field[1] = UInt8(nameLength)
-            field[2] = UInt8(truncatingIfNeeded: valueLength + tailLength)
-            field[3] = UInt8(truncatingIfNeeded: (valueLength + tailLength) >> 8)
-            let base = field.baseAddress!
-            if nameLength > 0 { (base + 4).copyMemory(from: name.baseAddress!, byteCount: nameLength) }
-            if valueLength > 0 { (base + 4 + nameLength).copyMemory(from: value.baseAddress!, byteCount: valueLength) }
-            if tailLength > 0 { (base + 4 + nameLength + valueLength).copyMemory(from: tail.baseAddress!, byteCount: tailLength) }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(field))
+        withUnsafeTemporaryAllocation(byteCount: field.size, alignment: 1) { memory in
+            field.write(to: memory.baseAddress!)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(memory))
+        }
+    }
+
+    /// One field's parts, cut to what the encoding holds (names up to 255
+    /// bytes, values up to 65,535), and how they are written.
+    struct Field {
+        let name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, tail: UnsafeRawBufferPointer
+        let nameLength: Int, valueLength: Int, tailLength: Int
+        let neverIndexed: Bool
+        var size: Int { 4 + nameLength + valueLength + tailLength }
+
+        init(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer, neverIndexed: Bool) {
+            self.name = name
+            self.value = value
+            self.tail = tail
+            nameLength = min(name.count, 255)
+            valueLength = min(value.count, 65535)
+            tailLength = min(tail.count, 65535 - valueLength)
+            self.neverIndexed = neverIndexed
+        }
+
+        /// Writes the prefix, name, value and tail to `memory` (`size` bytes).
+        func write(to memory: UnsafeMutableRawPointer) {
+            let length = valueLength + tailLength
+            memory.storeBytes(of: neverIndexed ? HTTP2Fields.neverIndexedFlag : 0, as: UInt8.self)
+            memory.storeBytes(of: UInt8(nameLength), toByteOffset: 1, as: UInt8.self)
+            memory.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: 2, as: UInt8.self)
+            memory.storeBytes(of: UInt8(truncatingIfNeeded: length >> 8), toByteOffset: 3, as: UInt8.self)
+            if nameLength > 0 { (memory + 4).copyMemory(from: name.baseAddress!, byteCount: nameLength) }
+            if valueLength > 0 { (memory + 4 + nameLength).copyMemory(from: value.baseAddress!, byteCount: valueLength) }
+            if tailLength > 0 { (memory + 4 + nameLength + valueLength).copyMemory(from: tail.baseAddress!, byteCount: tailLength) }
         }
     }
 
@@ -156,15 +157,21 @@ public struct HTTP2Fields: Sendable, Hashable {
     static func forEach(
         in buffer: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, Bool) throws -> Void
     ) rethrows {
+        // Pointer arithmetic, not slices: the walk runs for every request's
+        // header list (HeaderScratch). A field that runs past the end stops it.
+        guard let base = buffer.baseAddress else { return }
         var position = 0
         while position + 4 <= buffer.count {
-            let nameLength = Int(buffer[position + 1])
-            let valueLength = Int(buffer[position + 2]) | Int(buffer[position + 3]) << 8
+            let nameLength = Int(base.load(fromByteOffset: position + 1, as: UInt8.self))
+            let valueLength = Int(UInt16(littleEndian: base.loadUnaligned(fromByteOffset: position + 2, as: UInt16.self)))
             let valueStart = position + 4 + nameLength
-            let name = UnsafeRawBufferPointer(rebasing: buffer[(position + 4)..<valueStart])
-            let value = UnsafeRawBufferPointer(rebasing: buffer[valueStart..<(valueStart + valueLength)])
-            try body(name, value, buffer[position] & neverIndexedFlag != 0)
-            position = valueStart + valueLength
+            let next = valueStart + valueLength
+            guard next <= buffer.count else { return }
+            try body(
+                UnsafeRawBufferPointer(start: base + position + 4, count: nameLength),
+                UnsafeRawBufferPointer(start: base + valueStart, count: valueLength),
+                base.load(fromByteOffset: position, as: UInt8.self) & neverIndexedFlag != 0)
+            position = next
         }
     }
 

@@ -15,23 +15,13 @@ public protocol HTTP2RequestBatch: AnyObject, Sendable {
     /// kept from earlier requests): ":path" first, then the request's own
     /// fields, lower-case. Returns its body. The client adds ":method",
     /// ":scheme", ":authority" before them and `content-length` after.
-    func request(_ position: Int, writing fields: inout HTTP2Fields) -> [UInt8]
+    func request(_ position: Int, writing fields: inout HTTP2FieldBuffer) -> [UInt8]
 
     /// The server answered request `position`; `answer` is valid only during the call.
     func answered(_ position: Int, with answer: borrowing HTTP2Answer)
 
     /// Request `position` got no answer, and will not.
     func failed(_ position: Int, with error: HTTP2TransportError)
-
-    /// The answers that came in one read from the connection (or one
-    /// write) have all been given: a batch that gathers what `answered`
-    /// told hands it on now, once for the lot. Called after any run of
-    /// `answered` calls, before the client's thread does anything else.
-    func answersEnded()
-}
-
-extension HTTP2RequestBatch {
-    public func answersEnded() {}
 }
 
 /// A server's answer, lent for the length of one call: its status, fields

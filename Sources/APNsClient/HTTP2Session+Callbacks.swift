@@ -3,8 +3,9 @@ import CNGHTTP2
 /// nghttp2's callbacks: answers arriving, frames sent or not, streams closing.
 /// They run inside `receive`, `send(into:)` and `submit`, on the loop thread.
 extension HTTP2Session {
-    /// A client session whose callbacks reach the `HTTP2Session` at `user`.
-    static func makeSession(user: UnsafeMutableRawPointer) -> OpaquePointer? {
+    /// A client session whose callbacks reach the `HTTP2Session` at `user`,
+    /// its memory from `pool` (which must outlive it).
+    static func makeSession(user: UnsafeMutableRawPointer, pool: UnsafeMutablePointer<pb_nghttp2_pool>) -> OpaquePointer? {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0 else { return nil }
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -24,15 +25,14 @@ extension HTTP2Session {
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
             if let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
-                let session = HTTP2Session.from(user)
-                if let slot = session.openSlot(of: frame.pointee.hd.stream_id) { session.streams[slot].pointee.sent = true }
+                HTTP2Session.from(user).headersSent(stream: frame.pointee.hd.stream_id)
             }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, _, user in
             // A request's HEADERS that could not go out (a GOAWAY came first): never sent.
             if let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
-                HTTP2Session.from(user).refuse(stream: frame.pointee.hd.stream_id)
+                HTTP2Session.from(user).headersDropped(stream: frame.pointee.hd.stream_id)
             }
             return 0
         }
@@ -51,7 +51,7 @@ extension HTTP2Session {
             return 0
         }
         var session: OpaquePointer?
-        guard nghttp2_session_client_new(&session, callbacks, user) == 0 else { return nil }
+        guard nghttp2_session_client_new3(&session, callbacks, user, nil, &pool.pointee.mem) == 0 else { return nil }
         return session
     }
 
@@ -85,25 +85,25 @@ extension HTTP2Session {
             if status >= 200 { stream.pointee.status = status }
             return
         }
-        // Room for APNs' few answer fields at the first, kept for the slot's next streams.
-        if stream.pointee.answerFields.bytes.capacity == 0 { stream.pointee.answerFields.reserveCapacity(128) }
         stream.pointee.answerFields.append(name: name, value: value)
     }
 
     private func streamClosed(_ id: Int32, errorCode: UInt32) {
-        guard let slot = openSlot(of: id), let batch = streams[slot].pointee.batch else { return }
+        guard let slot = slot(of: id) else { return }
+        guard let batch = streams[slot].pointee.batch else {
+            streams.free(slot)  // retired: nghttp2 is done with it
+            return
+        }
         let stream = streams[slot]
         let position = stream.pointee.position
         // The slot is freed after the batch has had its answer (the answer
         // points into it), and before anything else can take it.
         defer { streams.free(slot) }
         if errorCode == NGHTTP2_NO_ERROR.rawValue, stream.pointee.status > 0 {
-            stream.pointee.answerFields.withEncoded { fields in
-                stream.pointee.answerBody.withUnsafeBytes { body in
-                    batch.answered(position, with: HTTP2Answer(status: stream.pointee.status, fields: fields, body: body))
-                }
+            stream.pointee.answerBody.withUnsafeBytes { body in
+                batch.answered(
+                    position, with: HTTP2Answer(status: stream.pointee.status, fields: stream.pointee.answerFields.bytes, body: body))
             }
-            noteAnswered(batch)
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue || !stream.pointee.sent || isAboveGoaway(id) {
             refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: stream.pointee.refusals))
         } else {
@@ -114,11 +114,27 @@ extension HTTP2Session {
         }
     }
 
-    private func refuse(stream id: Int32) {
-        guard let slot = openSlot(of: id), let batch = streams[slot].pointee.batch else { return }
-        let stream = streams[slot].pointee
-        refused.append(HTTP2Submission(batch, positions: stream.position..<(stream.position + 1), refusals: stream.refusals))
-        forget(slot)
+    /// A request's HEADERS went out: the server may have seen it. A
+    /// retired stream's slot is free now (nghttp2 is done with its fields).
+    private func headersSent(stream id: Int32) {
+        guard let slot = slot(of: id) else { return }
+        if streams[slot].pointee.batch == nil {
+            streams.free(slot)
+        } else {
+            streams[slot].pointee.sent = true
+        }
+    }
+
+    /// A request's HEADERS could not go out: never sent, to be sent again
+    /// on the next connection.
+    private func headersDropped(stream id: Int32) {
+        guard let slot = slot(of: id) else { return }
+        let stream = streams[slot]
+        if let batch = stream.pointee.batch {
+            let position = stream.pointee.position
+            refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: stream.pointee.refusals))
+        }
+        streams.free(slot)
     }
 
     private func bodyChunk(

@@ -22,15 +22,13 @@ final class HTTP2Session {
     /// Requests to send again on a new connection (`takeRefused`), runs of one.
     var refused: [HTTP2Submission] = []
     /// The last stream a GOAWAY said the server will process.
-    var goawayLastStream: Int32?
+    @exclusivity(unchecked) var goawayLastStream: Int32?
     /// A PING (or its answer) arrived since the connection last looked.
-    var pingReceived = false
-    private var session: OpaquePointer?
+    @exclusivity(unchecked) var pingReceived = false
+    // @exclusivity(unchecked): the loop thread's own (HTTP2Client says why).
+    @exclusivity(unchecked) private var session: OpaquePointer?
+    private var pool: UnsafeMutablePointer<pb_nghttp2_pool>?
     private let scratch: HeaderScratch
-    /// Batches answered during the current `receive` or `send`, told when it ends.
-    private var answeredBatches: [any HTTP2RequestBatch] = []
-    /// The request being submitted, written by its batch; reused.
-    private var requestFields = HTTP2Fields(capacity: 1024)
     private let authority: String
     private let maximumStreams: Int
 
@@ -40,8 +38,11 @@ final class HTTP2Session {
         self.maximumStreams = maximumStreams
         scratch = HeaderScratch(authority: authority)
         // The callbacks reach this object through nghttp2's user data: it
-        // owns the session, which is freed before it goes (`close`, deinit).
-        guard let session = Self.makeSession(user: Unmanaged.passUnretained(self).toOpaque()) else {
+        // owns the session, which is freed before it goes (`close`, deinit),
+        // and the session's memory pool, freed after it (CNGHTTP2/shim.h).
+        guard let pool = pb_nghttp2_pool_new() else { throw HTTP2TransportError(.setUp, "nghttp2: out of memory") }
+        self.pool = pool
+        guard let session = Self.makeSession(user: Unmanaged.passUnretained(self).toOpaque(), pool: pool) else {
             throw HTTP2TransportError(.setUp, "nghttp2 could not start a session")
         }
         self.session = session
@@ -72,8 +73,8 @@ final class HTTP2Session {
     /// The requests in flight, as liveness sees them.
     var requests: some Sequence<HTTP2Liveness.Request> {
         streams.openSlots.lazy.map { [streams] slot in
-            let stream = streams[slot].pointee
-            return HTTP2Liveness.Request(id: stream.id, started: stream.started, sent: stream.sent)
+            let stream = streams[slot]
+            return HTTP2Liveness.Request(id: stream.pointee.id, started: stream.pointee.started, sent: stream.pointee.sent)
         }
     }
 
@@ -89,9 +90,10 @@ final class HTTP2Session {
             refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: refusals))
             return
         }
-        // The batch writes the request into memory kept from the last one.
-        // The header list points into it; nghttp2 copies names and values
-        // before `nghttp2_submit_request` returns. A field marked never
+        // The batch writes the request into its stream's slot, in memory
+        // kept from the slot's last request. The header list points into
+        // it, and nghttp2 keeps those pointers, not copies, until the
+        // HEADERS frame has gone out (HeaderScratch). A field marked never
         // indexed (APNs' `apns-id`, new in every request) is sent as a
         // literal never indexed (RFC 7541 §6.2.3): indexed, each id entered
         // nghttp2's 4 KB HPACK table, pushed out the values that repeat (the
@@ -99,11 +101,13 @@ final class HTTP2Session {
         // sent again: 3,900 instructions a push in `nghttp2_session_mem_send`
         // (callgrind, replay --send). nghttp2 already leaves `:path`
         // unindexed (`hd_deflate_should_indexing`, lib/nghttp2_hd.c).
-        requestFields.removeAll(keepingCapacity: true)
-        let body = batch.request(position, writing: &requestFields)
-        let slot = streams.open(batch, position: position, refusals: refusals, body: body, started: now)
+        let slot = streams.open(batch, position: position, refusals: refusals, started: now)
+        let stream = streams[slot]
+        let body = batch.request(position, writing: &stream.pointee.fields)
+        Self.appendContentLength(body.count, to: &stream.pointee.fields)
+        stream.pointee.body = body
         var provider = Self.bodyProvider
-        let id = scratch.withFields(of: requestFields, bodyCount: body.count) { fields, count in
+        let id = scratch.withFields(of: stream.pointee.fields.bytes) { fields, count in
             nghttp2_submit_request(session, nil, fields, count, &provider, HTTP2StreamTable.userData(slot))
         }
         guard id > 0 else {
@@ -111,13 +115,17 @@ final class HTTP2Session {
             batch.failed(position, with: HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))"))
             return
         }
-        streams[slot].pointee.id = id
+        stream.pointee.id = id
+    }
+
+    /// A request's `content-length`, written last among its fields.
+    static func appendContentLength(_ count: Int, to fields: inout some HTTP2FieldAppending & ~Copyable) {
+        fields.append("content-length", decimal: count)
     }
 
     /// Takes bytes read from the server; throws when they break the protocol.
     func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2TransportError) {
         guard let session else { return }
-        defer { tellAnswersEnded() }
         let used = nghttp2_session_mem_recv(session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         if used < 0 {
             throw HTTP2TransportError(.stream, "HTTP/2 protocol error from \(authority): \(String(cString: nghttp2_strerror(Int32(used))))")
@@ -127,8 +135,6 @@ final class HTTP2Session {
     /// Appends what nghttp2 has to send to `outgoing`, until it holds `limit` bytes or nothing is left.
     func send(into outgoing: inout [UInt8], upTo limit: Int) throws(HTTP2TransportError) {
         guard let session else { return }
-        // A stream can end while its last frame goes out (the answer came first).
-        defer { tellAnswersEnded() }
         while outgoing.count < limit {
             var chunk: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &chunk)
@@ -159,12 +165,13 @@ final class HTTP2Session {
         let open = streams.openSlots.sorted { streams[$0].pointee.id < streams[$1].pointee.id }
         var failed: [(any HTTP2RequestBatch, Int)] = []
         for slot in open {
-            let stream = streams[slot].pointee
-            guard let batch = stream.batch else { continue }
-            if !stream.sent || isAboveGoaway(stream.id) {
-                refused.append(HTTP2Submission(batch, positions: stream.position..<(stream.position + 1), refusals: stream.refusals))
+            let stream = streams[slot]
+            guard let batch = stream.pointee.batch else { continue }
+            let position = stream.pointee.position
+            if !stream.pointee.sent || isAboveGoaway(stream.pointee.id) {
+                refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: stream.pointee.refusals))
             } else {
-                failed.append((batch, stream.position))
+                failed.append((batch, position))
             }
             forget(slot)
         }
@@ -187,41 +194,37 @@ final class HTTP2Session {
         if let session { nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) }
     }
 
-    /// Notes a batch that was just answered, to be told when the run of answers ends.
-    func noteAnswered(_ batch: any HTTP2RequestBatch) {
-        if answeredBatches.last !== batch { answeredBatches.append(batch) }
-    }
-
-    private func tellAnswersEnded() {
-        guard !answeredBatches.isEmpty else { return }
-        // Walked in place, not copied: a copy made the list's next append
-        // allocate anew. (A batch's `answersEnded` never reaches the session.)
-        for index in answeredBatches.indices { answeredBatches[index].answersEnded() }
-        answeredBatches.removeAll(keepingCapacity: true)
-    }
-
     func isAboveGoaway(_ id: Int32) -> Bool { goawayLastStream.map { id > $0 } ?? false }
 
     /// The open stream `id`'s slot, if it is still ours.
     func openSlot(of id: Int32) -> Int? {
-        guard let session, let slot = HTTP2StreamTable.slot(nghttp2_session_get_stream_user_data(session, id)),
-              streams[slot].pointee.id == id, streams[slot].pointee.batch != nil
-        else { return nil }
+        guard let slot = slot(of: id), streams[slot].pointee.batch != nil else { return nil }
         return slot
     }
 
-    /// Frees a stream's slot before nghttp2 closed the stream: nghttp2
-    /// forgets the slot first, so no later callback for the stream can
-    /// reach the slot's next stream.
+    /// Stream `id`'s slot, open or retired, if the slot still holds it.
+    func slot(of id: Int32) -> Int? {
+        guard let session else { return nil }
+        return streams.slot(of: id, userData: nghttp2_session_get_stream_user_data(session, id))
+    }
+
+    /// Lets go of a stream before nghttp2 closed it. Its slot is reused at
+    /// once if its HEADERS went out, after nghttp2 has sent or dropped them
+    /// otherwise (`HTTP2StreamTable.retire`). A later callback for the
+    /// stream finds the slot's id changed and does nothing.
     func forget(_ slot: Int) {
-        let id = streams[slot].pointee.id
-        if let session, id > 0 { nghttp2_session_set_stream_user_data(session, id, nil) }
-        streams.free(slot)
+        if streams[slot].pointee.sent {
+            streams.free(slot)
+        } else {
+            streams.retire(slot)
+        }
     }
 
     /// Frees the nghttp2 session (idempotent); what it refused stays to be taken.
     func release() {
         if let session { nghttp2_session_del(session) }
         session = nil
+        pb_nghttp2_pool_delete(pool)
+        pool = nil
     }
 }

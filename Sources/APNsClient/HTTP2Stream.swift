@@ -3,7 +3,7 @@ import PrintBridgeCore
 /// One request on the HTTP/2 session: whose it is, when it started, and
 /// the answer as it arrives. A slot in `HTTP2StreamTable`, reused from one
 /// stream to the next with its answer's memory.
-struct HTTP2Stream {
+struct HTTP2Stream: ~Copyable {
     /// The request's batch and position in it; nil while the slot is free.
     var batch: (any HTTP2RequestBatch)?
     var position = 0
@@ -13,23 +13,32 @@ struct HTTP2Stream {
     var started = EpochTime(seconds: 0)
     /// Its HEADERS went out (until then the server cannot have seen it).
     var sent = false
+    /// The request's fields, which nghttp2 points at until its HEADERS
+    /// frame went out or was dropped (HeaderScratch), kept for the slot's
+    /// next streams.
+    var fields = HTTP2FieldBuffer()
+    /// Given up before its HEADERS went out: the slot waits for nghttp2 to
+    /// send or drop them before it is reused.
+    var retired = false
     /// The request's body, and how much of it nghttp2 has taken.
     var body: [UInt8] = []
     var bodyOffset = 0
     /// The answer: status (0 until a final one came), fields, body.
     var status = 0
-    var answerFields = HTTP2Fields()
+    var answerFields = HTTP2FieldBuffer()
     var answerBody: [UInt8] = []
     /// The next free slot, while this one is free (-1: none).
     var nextFree = -1
 }
 
 /// The session's streams, in slots that are reused: no object, hash table
-/// entry or answer buffer a request once the table is warm. nghttp2 holds
-/// each stream's slot number as the stream's user data
+/// entry or request or answer buffer a request once the table is warm.
+/// nghttp2 holds each stream's slot number as the stream's user data
 /// (`nghttp2_submit_request`), so a callback finds its stream without a
-/// lookup of ours. A slot leaves the table's memory only with the table;
-/// answer memory larger than a typical answer is let go when its stream ends.
+/// lookup of ours (and checks the slot still holds that stream's id).
+/// Memory larger than a typical request or answer is let go when its stream
+/// ends, and slots beyond `keptIdle` when the connection has nothing in
+/// flight (`trim`): a fan-out's thousand slots do not stay.
 ///
 /// Where a `[Int32: HTTP2Stream]` of objects stood, a request cost ~1,500
 /// instructions more on the loop thread (an object, its fields' buffer,
@@ -37,16 +46,21 @@ struct HTTP2Stream {
 /// scripts/bench/apns_benchmark.py --callgrind-sender). Used only on the
 /// client's loop thread.
 final class HTTP2StreamTable {
-    private var slots: UnsafeMutablePointer<HTTP2Stream>
-    private var capacity: Int
+    // @exclusivity(unchecked): the loop thread's own (HTTP2Client says why).
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<HTTP2Stream>
+    @exclusivity(unchecked) private var capacity: Int
     /// Slots initialized so far (in use or free).
-    private var initialized = 0
-    private var firstFree = -1
+    @exclusivity(unchecked) private var initialized = 0
+    @exclusivity(unchecked) private var firstFree = -1
     /// Streams open now.
-    private(set) var openCount = 0
+    @exclusivity(unchecked) private(set) var openCount = 0
 
-    /// Answer memory kept for the next stream, at most.
-    static let keptAnswerBytes = 1024
+    /// Request or answer memory kept for the slot's next stream, at most.
+    static let keptBytes = 2048
+    /// Slots kept when nothing is in flight.
+    static let keptIdle = 128
+    /// Slots given up before their HEADERS went out, not yet free.
+    @exclusivity(unchecked) private var retiredCount = 0
 
     init(capacity: Int = 16) {
         self.capacity = max(1, capacity)
@@ -65,7 +79,7 @@ final class HTTP2StreamTable {
     }
 
     /// Takes a free slot for a new stream; returns its number.
-    func open(_ batch: any HTTP2RequestBatch, position: Int, refusals: Int, body: [UInt8], started: EpochTime) -> Int {
+    func open(_ batch: any HTTP2RequestBatch, position: Int, refusals: Int, started: EpochTime) -> Int {
         let slot: Int
         if firstFree >= 0 {
             slot = firstFree
@@ -81,35 +95,75 @@ final class HTTP2StreamTable {
         stream.pointee.position = position
         stream.pointee.refusals = refusals
         stream.pointee.started = started
-        stream.pointee.body = body
         stream.pointee.nextFree = -1
         openCount += 1
         return slot
     }
 
-    /// Frees a slot whose stream ended (its answer handed over or not).
-    func free(_ slot: Int) {
+    /// Gives a stream up before its HEADERS went out: it is no longer open,
+    /// but its slot (whose fields nghttp2 may still read) is not reused
+    /// until `free`, when nghttp2 has sent or dropped them.
+    func retire(_ slot: Int) {
         let stream = self[slot]
         guard stream.pointee.batch != nil else { return }
         stream.pointee.batch = nil
         stream.pointee.body = []
+        stream.pointee.retired = true
+        retiredCount += 1
+        openCount -= 1
+    }
+
+    /// Frees a slot whose stream ended (its answer handed over or not), or
+    /// a retired one whose HEADERS nghttp2 has done with.
+    func free(_ slot: Int) {
+        let stream = self[slot]
+        if stream.pointee.retired {
+            stream.pointee.retired = false
+            retiredCount -= 1
+        } else {
+            guard stream.pointee.batch != nil else { return }
+            stream.pointee.batch = nil
+            stream.pointee.body = []
+            openCount -= 1
+        }
         stream.pointee.bodyOffset = 0
         stream.pointee.id = 0
         stream.pointee.sent = false
         stream.pointee.status = 0
-        if stream.pointee.answerFields.bytes.capacity > Self.keptAnswerBytes {
-            stream.pointee.answerFields = HTTP2Fields()
-        } else {
-            stream.pointee.answerFields.removeAll(keepingCapacity: true)
-        }
-        if stream.pointee.answerBody.capacity > Self.keptAnswerBytes {
+        stream.pointee.fields.removeAll(keepingAtMost: Self.keptBytes)
+        stream.pointee.answerFields.removeAll(keepingAtMost: Self.keptBytes)
+        if stream.pointee.answerBody.capacity > Self.keptBytes {
             stream.pointee.answerBody = []
         } else {
             stream.pointee.answerBody.removeAll(keepingCapacity: true)
         }
         stream.pointee.nextFree = firstFree
         firstFree = slot
-        openCount -= 1
+    }
+
+    /// With nothing in flight and nothing retired, lets go of the slots
+    /// beyond `keptIdle` and their memory.
+    func trim() {
+        guard openCount == 0, retiredCount == 0, initialized > Self.keptIdle else { return }
+        (slots + Self.keptIdle).deinitialize(count: initialized - Self.keptIdle)
+        initialized = Self.keptIdle
+        let smaller = UnsafeMutablePointer<HTTP2Stream>.allocate(capacity: Self.keptIdle)
+        smaller.moveInitialize(from: slots, count: initialized)
+        slots.deallocate()
+        slots = smaller
+        capacity = Self.keptIdle
+        firstFree = -1
+        for slot in (0..<initialized).reversed() {
+            slots[slot].nextFree = firstFree
+            firstFree = slot
+        }
+    }
+
+    /// The slot of `id`'s stream from nghttp2's user data, if the slot
+    /// still holds that stream (open or retired).
+    func slot(of id: Int32, userData: UnsafeMutableRawPointer?) -> Int? {
+        guard let slot = Self.slot(userData), slot >= 0, slot < initialized, slots[slot].id == id else { return nil }
+        return slot
     }
 
     /// The open streams' slots, in slot order.

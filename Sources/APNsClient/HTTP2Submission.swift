@@ -39,7 +39,7 @@ final class SingleRequest: HTTP2RequestBatch, @unchecked Sendable {
         self.continuation = continuation
     }
 
-    func request(_ position: Int, writing fields: inout HTTP2Fields) -> [UInt8] {
+    func request(_ position: Int, writing fields: inout HTTP2FieldBuffer) -> [UInt8] {
         fields.append(contentsOf: self.fields)
         return body
     }

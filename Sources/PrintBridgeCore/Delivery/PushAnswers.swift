@@ -27,16 +27,8 @@ public final class PushAnswers: PushOutcomeReceiver {
         if let (reader, answers) = handOver { reader.resume(returning: answers) }
     }
 
-    /// One lock, and at most one wake-up of the reader, for the lot.
-    public func received(contentsOf outcomes: [Answer]) {
-        let handOver = state.withLock { state -> (CheckedContinuation<[Answer], Never>, [Answer])? in
-            state.ready.append(contentsOf: outcomes)
-            return Self.wakeReader(&state)
-        }
-        if let (reader, answers) = handOver { reader.resume(returning: answers) }
-    }
-
-    /// The waiting reader and what it takes, if one waits.
+    /// The waiting reader and what it takes, if one waits: answers that
+    /// come before it has run again go to its next call, no wake-up each.
     private static func wakeReader(_ state: inout State) -> (CheckedContinuation<[Answer], Never>, [Answer])? {
         guard state.waiting, let reader = state.reader.take() else { return nil }
         state.waiting = false

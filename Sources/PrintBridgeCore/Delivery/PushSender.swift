@@ -57,17 +57,6 @@ public struct TaggedPush: Sendable {
 /// thread): keep it short and never wait in it.
 public protocol PushOutcomeReceiver: AnyObject, Sendable {
     func received(_ outcome: PushOutcome, tag: Int)
-
-    /// Several outcomes that came together (APNsSender: the answers of one
-    /// read from its connection). The default takes them one by one; a
-    /// receiver that locks or wakes a reader does it once for the lot.
-    func received(contentsOf outcomes: [(tag: Int, outcome: PushOutcome)])
-}
-
-extension PushOutcomeReceiver {
-    public func received(contentsOf outcomes: [(tag: Int, outcome: PushOutcome)]) {
-        for (tag, outcome) in outcomes { received(outcome, tag: tag) }
-    }
 }
 
 /// How a push ended.

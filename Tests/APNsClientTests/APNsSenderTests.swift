@@ -175,6 +175,44 @@ import Testing
         #expect((try server.stats()["jwts"] as? [String])?.count == 1, "one provider token for all")
     }
 
+    /// Through eight stream slots, each reused ~40 times: every request
+    /// reaches the server with its own path and apns-id (nghttp2 points at
+    /// a slot's fields until its HEADERS went out, HeaderScratch), and each
+    /// answer comes back to its own push.
+    @Test(.timeLimit(.minutes(1))) func reusedStreamSlotsKeepEachRequestsOwnFields() async throws {
+        let server = try MockAPNsServer()
+        var options = HTTP2Client.Options(caFile: server.configuration.caFile)
+        options.maximumStreams = 8
+        let sender = try APNsSender(
+            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
+            client: try HTTP2Client(origin: try #require(server.configuration.origin), options: options))
+        let tokens = (0..<300).map { token("5107", $0) }
+        let pushes = tokens.enumerated().map { index, token in
+            var push = alertPush(to: token)
+            push.apnsID = Push.derivedID("slot-test|\(index)")
+            // Every tenth push with another priority: the fields
+            // pushes alike share are written again between them.
+            if index % 10 == 0 { push.priority = 5 }
+            return TaggedPush(push, tag: index)
+        }
+        let answers = PushAnswers()
+        sender.send(pushes, to: answers)
+        var outcomes: [Int: PushOutcome] = [:]
+        while outcomes.count < pushes.count {
+            for (tag, outcome) in await answers.next() {
+                #expect(outcomes[tag] == nil, "tag \(tag) answered twice")
+                outcomes[tag] = outcome
+            }
+        }
+        for (index, push) in pushes.enumerated() {
+            #expect(outcomes[index] == .delivered(apnsID: push.push.apnsID!), "push \(index) came back with its own id")
+        }
+        let seen = try server.stats()["tokens_seen"] as? [String: Int] ?? [:]
+        #expect(Set(seen.keys) == Set(tokens) && seen.values.allSatisfy { $0 == 1 }, "each path once, as written")
+        #expect(try server.stat("max_concurrent_streams") <= 8)
+        sender.shutdown()
+    }
+
     /// An idle APNs connection is probed by the kernel's TCP keepalive after
     /// 30 s (Linux's default is 2 hours): /proc/net/tcp shows our end of the
     /// connection with its keepalive timer (timer 2) due within 30 s.

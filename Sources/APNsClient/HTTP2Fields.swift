@@ -5,17 +5,16 @@ import Glibc
 /// Header fields as they go on the wire (names lower-case, values as
 /// bytes), all in one byte buffer: each field is a 4-byte prefix (flags,
 /// name length, value length in two bytes, little-endian) and then its name
-/// and value. A request's fields are written once, into memory the
-/// connection reuses (`HTTP2RequestBatch`), and pointed at, not copied,
-/// when nghttp2 takes them; an answer's fields are appended as nghttp2
-/// hands them over, into memory the stream reuses.
+/// and value. The value kind, for a request made whole (`HTTP2Request`),
+/// an answer kept (`HTTP2Response`) and the fields pushes alike share; a
+/// stream's own are written in the same encoding into its slot's
+/// `HTTP2FieldBuffer`, which nghttp2 points at.
 ///
-/// No allocation a request or answer once the memory is warm, where fields
-/// as `(String, String)` pairs or a `[String: String]` made an array,
-/// strings for the numbers and the path, and a hash table an answer, and
-/// every string was copied again into the session's scratch: the loop's
-/// `submit` went from ~10,700 to ~4,100 instructions a request (callgrind
-/// on scripts/bench/apns_benchmark.py --callgrind-sender).
+/// Where fields as `(String, String)` pairs or a `[String: String]` made an
+/// array, strings for the numbers and the path, and a hash table an answer,
+/// and every string was copied again into the session's scratch, the
+/// loop's `submit` went from ~10,700 to ~4,100 instructions a request
+/// (callgrind on scripts/bench/apns_benchmark.py --callgrind-sender).
 public struct HTTP2Fields: HTTP2FieldAppending, Sendable, Hashable {
     /// The encoded fields (see the type's comment).
     public private(set) var bytes: [UInt8] = []

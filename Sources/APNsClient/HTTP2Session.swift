@@ -21,11 +21,11 @@ final class HTTP2Session {
     let streams = HTTP2StreamTable()
     /// Requests to send again on a new connection (`takeRefused`), runs of one.
     var refused: [HTTP2Submission] = []
+    // @exclusivity(unchecked): the loop thread's own (HTTP2Client says why).
     /// The last stream a GOAWAY said the server will process.
     @exclusivity(unchecked) var goawayLastStream: Int32?
     /// A PING (or its answer) arrived since the connection last looked.
     @exclusivity(unchecked) var pingReceived = false
-    // @exclusivity(unchecked): the loop thread's own (HTTP2Client says why).
     @exclusivity(unchecked) private var session: OpaquePointer?
     private var pool: UnsafeMutablePointer<pb_nghttp2_pool>?
     private let scratch: HeaderScratch

@@ -15,12 +15,16 @@
 #include <openssl/rand.h>
 #include <openssl/hmac.h>
 #include <openssl/x509v3.h>
+#include <openssl/decoder.h>
 
 /* OPENSSL_VERSION_TEXT is a string macro; expose the header's compile-time version. */
 static inline const char *pb_openssl_header_version(void) { return OPENSSL_VERSION_TEXT; }
 
 /* BIO_get_mem_data is a macro over BIO_ctrl. */
 static inline long pb_bio_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+/* EVP_PKEY_KEYPAIR is a macro of selection bits. */
+static inline int pb_evp_pkey_keypair(void) { return EVP_PKEY_KEYPAIR; }
 
 /* EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen. */
 static inline EVP_PKEY *pb_evp_ec_gen(const char *curve) { return EVP_EC_gen(curve); }

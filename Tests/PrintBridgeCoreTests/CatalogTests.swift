@@ -6,6 +6,7 @@ import Testing
     @Test func thereAreEnglishGermanFrenchAndSpanish() {
         #expect(Set(Catalog.all.keys) == ["en", "de", "fr", "es"])
         #expect(Catalog.all.values.allSatisfy { !$0.name.isEmpty })
+        #expect(Catalog.all.allSatisfy { $0.key == $0.value.language }, "each file holds the language it is read for")
     }
 
     @Test(arguments: ["de", "fr", "es"])

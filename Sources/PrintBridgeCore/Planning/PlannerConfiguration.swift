@@ -109,7 +109,7 @@ public struct PlannerConfiguration: Hashable, Sendable {
         if !(dismissAfter >= 0) { problems.append("dismiss-after must be 0 or more seconds") }
         if Catalog.forLanguage(language) == nil {
             problems.append("alert language \"\(language)\" has no texts; languages: "
-                + Catalog.all.keys.sorted().joined(separator: ", "))
+                + Catalog.languages.joined(separator: ", "))
         }
         if !(0...100).contains(bedCooledBelow) { problems.append("bed-cooled temperature must be 0–100 °C") }
         for (name, value) in [

@@ -90,15 +90,7 @@ import Testing
         let tokens = [token("ab", 21), token("feed410f", 22), token("feed4292", 23), token("feed400f", 24),
                       token("feed500f", 25), token("cd", 26)]
         let pushes = tokens.enumerated().map { TaggedPush(alertPush(to: $1), tag: 100 + $0) }
-        let answers = PushAnswers()
-        sender.send(pushes, to: answers)
-        var outcomes: [Int: PushOutcome] = [:]
-        while outcomes.count < pushes.count {
-            for (tag, outcome) in await answers.next() {
-                #expect(outcomes[tag] == nil, "tag \(tag) answered twice")
-                outcomes[tag] = outcome
-            }
-        }
+        let outcomes = await outcomesOfOneBatch(pushes, from: sender)
         #expect(outcomes[100]?.isDelivered == true)
         #expect(outcomes[101] == .rejected(status: 410, reason: "Unregistered", tokenAction: .remove))
         #expect(outcomes[102]?.isDelivered == true, "429 twice, then 200")
@@ -195,15 +187,7 @@ import Testing
             if index % 10 == 0 { push.priority = 5 }
             return TaggedPush(push, tag: index)
         }
-        let answers = PushAnswers()
-        sender.send(pushes, to: answers)
-        var outcomes: [Int: PushOutcome] = [:]
-        while outcomes.count < pushes.count {
-            for (tag, outcome) in await answers.next() {
-                #expect(outcomes[tag] == nil, "tag \(tag) answered twice")
-                outcomes[tag] = outcome
-            }
-        }
+        let outcomes = await outcomesOfOneBatch(pushes, from: sender)
         for (index, push) in pushes.enumerated() {
             #expect(outcomes[index] == .delivered(apnsID: push.push.apnsID!), "push \(index) came back with its own id")
         }
@@ -474,4 +458,19 @@ import Testing
             #expect(text.contains("APNS_BASE_URL must be https://host or https://host:port"))
         }
     }
+}
+
+/// Sends `pushes` as one batch and waits for every outcome, by tag; an
+/// outcome that comes twice is an issue.
+func outcomesOfOneBatch(_ pushes: [TaggedPush], from sender: APNsSender) async -> [Int: PushOutcome] {
+    let answers = PushAnswers()
+    sender.send(pushes, to: answers)
+    var outcomes: [Int: PushOutcome] = [:]
+    while outcomes.count < pushes.count {
+        for (tag, outcome) in await answers.next() {
+            #expect(outcomes[tag] == nil, "tag \(tag) answered twice")
+            outcomes[tag] = outcome
+        }
+    }
+    return outcomes
 }

@@ -74,17 +74,21 @@ def memory(pid):
     return values.get("Rss", 0), values.get("Pss", 0), private, anonymous
 
 
-def largest_mappings(pid, count=12):
-    """The mappings with the most resident memory: (KiB, permissions, name)."""
+def largest_mappings(pid, count=20):
+    """The mappings with the most resident memory: (RSS KiB, PSS KiB, permissions, name).
+    PSS divides a shared page among the processes that map it: a library's
+    PSS falls when other processes on the machine map it too."""
     mappings, current = [], None
     with open(f"/proc/{pid}/smaps") as f:
         for line in f:
             fields = line.split()
             if "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:
-                current = [0, fields[1], fields[5] if len(fields) > 5 else "[anonymous]"]
+                current = [0, 0, fields[1], fields[5] if len(fields) > 5 else "[anonymous]"]
                 mappings.append(current)
             elif fields[0] == "Rss:" and current is not None:
                 current[0] = int(fields[1])
+            elif fields[0] == "Pss:" and current is not None:
+                current[1] = int(fields[1])
     return sorted(mappings, reverse=True)[:count]
 
 
@@ -268,8 +272,8 @@ def main():
     print(f"  context switches a minute, all threads (HA connected, nothing happening): {wakes:.0f} "
           f"(target <= 30): {'met' if wakes <= 30 else 'NOT met'}; "
           + ", ".join(f"{name} {v + i:.0f}" for name, _, v, i in wake_rows if v + i > 0))
-    for kib, permissions, name in idle_mappings:
-        print(f"    {kib / 1024:6.2f} MiB  {permissions}  {name}")
+    for rss, pss, permissions, name in idle_mappings:
+        print(f"    RSS {rss / 1024:6.2f} MiB, PSS {pss / 1024:6.2f}  {permissions}  {name}")
     print(f"  the floor with the .p8 key loaded as `run` loads it: RSS {floor_key_rss:.1f} MiB "
           f"(the key alone: {floor_key_rss - floor_memory[0]:.1f} MiB)")
     print(f"load {args.load:.0f} s (2,000 unrelated events/s + 2 printers each second): RSS {load_rss:.1f} MiB, "

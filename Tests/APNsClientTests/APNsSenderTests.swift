@@ -197,6 +197,38 @@ import Testing
         sender.shutdown()
     }
 
+    /// A request with no answer within the request timeout is reset
+    /// (RST_STREAM) and fails as a timeout; its stream slot is freed, and
+    /// the connection goes on carrying the next pushes, whose answers are
+    /// theirs even when the late answer's stream id comes back.
+    @Test(.timeLimit(.minutes(1))) func aRequestPastItsTimeoutIsResetAndTheConnectionGoesOn() async throws {
+        let server = try MockAPNsServer()
+        var options = HTTP2Client.Options(caFile: server.configuration.caFile)
+        options.requestTimeout = 1
+        options.stallTimeout = 120
+        options.maximumStreams = 2
+        let sender = try APNsSender(
+            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
+            client: try HTTP2Client(origin: try #require(server.configuration.origin), options: options),
+            retry: RetryPolicy(maximumAttempts: 1))
+        // The mock answers tokens starting "de1a14" after 2 s.
+        let slow = TaggedPush(alertPush(to: token("de1a14", 1)), tag: 0)
+        let quick = (1...20).map { TaggedPush(alertPush(to: token("ab", 40 + $0)), tag: $0) }
+        let outcomes = await outcomesOfOneBatch([slow] + quick, from: sender)
+        guard case .gaveUp(.connection(let message), 1) = outcomes[0] else {
+            Issue.record("the slow push: \(String(describing: outcomes[0]))")
+            return
+        }
+        #expect(message.contains("no answer") && message.contains("within 1 s"))
+        #expect((1...20).allSatisfy { outcomes[$0]?.isDelivered == true }, "the others went through the other slot")
+        // After the slow answer's time has passed, the connection still serves.
+        try await Task.sleep(for: .seconds(1.5))
+        let after = await outcomesOfOneBatch((0..<4).map { TaggedPush(alertPush(to: token("cd", 70 + $0)), tag: $0) }, from: sender)
+        #expect(after.values.allSatisfy(\.isDelivered) && after.count == 4)
+        #expect(try server.stat("connections") == 1)
+        sender.shutdown()
+    }
+
     /// An idle APNs connection is probed by the kernel's TCP keepalive after
     /// 30 s (Linux's default is 2 hours): /proc/net/tcp shows our end of the
     /// connection with its keepalive timer (timer 2) due within 30 s.

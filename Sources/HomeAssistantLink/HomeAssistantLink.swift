@@ -221,6 +221,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
     /// Whether the link has stopped reading because the consumer is behind. Safe from any thread.
     public var isReceivePaused: Bool { backlog.withLock { $0.paused } }
 
+    /// Events handed to the consumer and not yet taken. Safe from any thread.
+    public var queuedEvents: Int { backlog.withLock { $0.queued } }
+
     /// - Parameters:
     ///   - caFile: extra CA bundle for a self-signed HA certificate (wss);
     ///     otherwise the system's CA store verifies it.

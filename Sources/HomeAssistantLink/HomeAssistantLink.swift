@@ -49,9 +49,13 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var closeRequested = false
     /// The WebSocket handshake completed on the current connection.
     private var isEstablished = false
-    /// ws:// (a RAW connection, `LinkContext.connect`): the upgrade under
-    /// way, whether its request went out, then the frames; nil for wss://.
+    /// A RAW connection (`LinkContext.connect`): the upgrade under way,
+    /// whether its request went out, then the frames.
     private var upgrade: WebSocketUpgrade?
+    /// wss://: TLS over the RAW connection; a failure to set it up closes
+    /// the connection at its first writable callback.
+    private var tls: LinkTLS?
+    private var tlsFailed = false
     private var upgradeRequestSent = false
     private var framer: WebSocketFramer?
     /// The server broke the WebSocket protocol: our close says so (1002).
@@ -293,19 +297,15 @@ public final class HomeAssistantLink: @unchecked Sendable {
         do { serviceThread = try NamedThread("pb-ha-link") { [self] in serve() } } catch { throw .thread(error) }
     }
 
-    /// Why OpenSSL cannot load `path` as trusted certificates, as
-    /// libwebsockets will try to (`SSL_CTX_load_verify_locations`), or nil.
+    /// Why OpenSSL cannot load `path` as trusted certificates, as the link
+    /// (`LinkTLS`) and libwebsockets (its GETs) will try to
+    /// (`SSL_CTX_load_verify_locations`), or nil.
     static func unloadable(_ path: String) -> String? {
         guard let context = SSL_CTX_new(TLS_client_method()) else { return "OpenSSL could not be set up" }
         defer { SSL_CTX_free(context) }
         ERR_clear_error()
         guard SSL_CTX_load_verify_locations(context, path, nil) != 1 else { return nil }
-        var text = [CChar](repeating: 0, count: 256)
-        let code = ERR_get_error()
-        ERR_clear_error()
-        guard code != 0 else { return "not a PEM certificate" }
-        ERR_error_string_n(code, &text, text.count)
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return LinkTLS.queuedError(orElse: "not a PEM certificate")
     }
 
     /// Closes the connection and ends `events`. Safe from any thread.
@@ -559,27 +559,11 @@ public final class HomeAssistantLink: @unchecked Sendable {
         eventFrames.withLock { $0 = ($0.count + count, now.seconds) }
     }
 
-    /// Writes one queued frame; returns false to close the connection.
-    func writable(_ connection: OpaquePointer?) -> Bool {
-        if closeRequested { return false }
-        guard !outgoing.isEmpty else { return true }
-        let text = outgoing.removeFirst()
-        let pre = pb_lws_pre()
-        var buffer = [UInt8](repeating: 0, count: pre + text.count)
-        buffer.replaceSubrange(pre..<(pre + text.count), with: text)
-        let written = buffer.withUnsafeMutableBufferPointer { pointer in
-            lws_write(connection, pointer.baseAddress! + pre, text.count, LWS_WRITE_TEXT)
-        }
-        guard written >= text.count else { return false }
-        if !outgoing.isEmpty { lws_callback_on_writable(connection) }
-        return true
-    }
-
     func closed() {
         disconnected(closeRequested ? lastDisconnectCause : .closed)
     }
 
-    // MARK: - ws:// over libwebsockets' RAW role
+    // MARK: - ws:// and wss:// over libwebsockets' RAW role
 
     /// Seconds HA has to answer the upgrade: what libwebsockets' WebSocket
     /// client allows a server (its context's timeout_secs, left at
@@ -591,22 +575,54 @@ public final class HomeAssistantLink: @unchecked Sendable {
         upgradeRequestSent = false
         framer = nil
         framingFault = false
+        tls = nil
+        tlsFailed = false
     }
 
-    /// The TCP connection is up: the upgrade request goes out when it is writable.
+    /// The TCP connection is up: for wss:// the TLS handshake starts, and
+    /// the upgrade request goes out when the connection is writable (and
+    /// TLS is up).
     func rawConnected(_ connection: OpaquePointer?) {
         wsi = connection
         upgrade = WebSocketUpgrade()
         upgradeRequestSent = false
         lastDisconnectCause = .connectFailed(
-            "Home Assistant closed the connection, or did not answer within \(Self.upgradeTimeout) s, during the WebSocket upgrade")
+            "Home Assistant closed the connection, or did not answer within \(Self.upgradeTimeout) s, during the "
+                + (endpoint.secure ? "TLS handshake or the " : "") + "WebSocket upgrade")
+        if endpoint.secure {
+            do throws(LinkTLS.Failure) {
+                let tls = try LinkTLS(host: endpoint.host, caFile: caFile)
+                try tls.start()
+                self.tls = tls
+            } catch {
+                lastDisconnectCause = .connectFailed(error.message)
+                tlsFailed = true
+            }
+        }
         lws_set_timeout(connection, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE, Self.upgradeTimeout)
         lws_callback_on_writable(connection)
     }
 
-    /// Bytes from HA: the upgrade's answer, then frames (maybe both in one
-    /// piece). Returns false to close the connection at once.
+    /// Bytes from HA (decrypted first for wss://): the upgrade's answer,
+    /// then frames (maybe both in one piece). Returns false to close the
+    /// connection at once.
     func rawReceived(_ connection: OpaquePointer?, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let tls else { return plainReceived(connection, bytes) }
+        let plaintext: [UInt8]
+        do throws(LinkTLS.Failure) {
+            plaintext = try tls.receive(bytes)
+        } catch {
+            lastDisconnectCause = .connectFailed(error.message)
+            return false
+        }
+        // The handshake's next flight, or the upgrade once TLS is up.
+        if tls.hasOutgoing || (tls.handshakeDone && upgrade != nil && !upgradeRequestSent) {
+            lws_callback_on_writable(connection)
+        }
+        return plaintext.isEmpty || plaintext.withUnsafeBytes { plainReceived(connection, $0) }
+    }
+
+    private func plainReceived(_ connection: OpaquePointer?, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var frameBytes = bytes
         if upgrade != nil {
             switch upgrade!.receive(bytes) {
@@ -645,13 +661,18 @@ public final class HomeAssistantLink: @unchecked Sendable {
     /// queued text as one write (libwebsockets wants one `lws_write` per
     /// writable callback); returns false to close the connection.
     func rawWritable(_ connection: OpaquePointer?) -> Bool {
+        if tlsFailed { return false }
+        if let tls, !tls.handshakeDone {
+            let flight = tls.takeOutgoing()
+            return flight.isEmpty || writeWire(connection, flight)
+        }
         if let upgrade, !upgradeRequestSent {
             upgradeRequestSent = true
             let request = upgrade.request(host: endpoint.host, port: endpoint.port, secure: endpoint.secure, path: endpoint.path)
             return writeRaw(connection, request)
         }
-        // Waiting for the answer: nothing else goes out before it.
-        guard let framer else { return !closeRequested }
+        // Waiting for the answer: nothing else goes out before it (but TLS's own).
+        guard let framer else { return writeRaw(connection, []) && !closeRequested }
         var bytes = framer.takePending()
         if closeRequested {
             bytes += framer.closeFrame(closeCode)
@@ -659,7 +680,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
             return false
         }
         if !outgoing.isEmpty { bytes += framer.textFrame(outgoing.removeFirst()) }
-        guard bytes.isEmpty || writeRaw(connection, bytes) else { return false }
+        guard writeRaw(connection, bytes) else { return false }
         if !outgoing.isEmpty { lws_callback_on_writable(connection) }
         return true
     }
@@ -673,7 +694,22 @@ public final class HomeAssistantLink: @unchecked Sendable {
         }
     }
 
+    /// Writes `bytes` (for wss://, encrypted, with whatever TLS had waiting);
+    /// false when the connection is to close.
     private func writeRaw(_ connection: OpaquePointer?, _ bytes: [UInt8]) -> Bool {
+        guard let tls else { return bytes.isEmpty || writeWire(connection, bytes) }
+        do throws(LinkTLS.Failure) {
+            try tls.send(bytes)
+        } catch {
+            lastDisconnectCause = .connectFailed(error.message)
+            return false
+        }
+        let ciphertext = tls.takeOutgoing()
+        return ciphertext.isEmpty || writeWire(connection, ciphertext)
+    }
+
+    /// One `lws_write` of bytes as they go on the wire.
+    private func writeWire(_ connection: OpaquePointer?, _ bytes: [UInt8]) -> Bool {
         let pre = pb_lws_pre()
         var buffer = [UInt8](repeating: 0, count: pre + bytes.count)
         buffer.replaceSubrange(pre..<(pre + bytes.count), with: bytes)

@@ -18,19 +18,10 @@ func linkCallback(
         return fetchCallback(link, fetch, wsi, reason, input, length)
     }
     switch reason {
-    case LWS_CALLBACK_CLIENT_ESTABLISHED:
-        link.established(wsi)
-    case LWS_CALLBACK_CLIENT_RECEIVE:
-        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
-        link.received(UnsafeRawBufferPointer(start: input, count: length), final: final)
-    case LWS_CALLBACK_CLIENT_WRITEABLE:
-        return link.writable(wsi) ? 0 : -1
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
         link.disconnected(.connectFailed(detail))
-    case LWS_CALLBACK_CLIENT_CLOSED:
-        link.closed()
-    // ws://: plain TCP, the upgrade and the frames are the link's (`LinkContext.connect`).
+    // A RAW connection: TLS (wss://), the upgrade and the frames are the link's (`LinkContext.connect`).
     case LWS_CALLBACK_RAW_CONNECTED:
         link.rawConnected(wsi)
     case LWS_CALLBACK_RAW_RX:

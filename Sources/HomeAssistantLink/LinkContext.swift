@@ -75,15 +75,14 @@ final class LinkContext {
 
     /// Starts a client connection to the endpoint (nil: failed at once).
     ///
-    /// ws:// is a RAW (plain TCP) connection on which the link does the
-    /// WebSocket upgrade and framing itself (`WebSocketUpgrade`,
-    /// `WebSocketFramer`): libwebsockets 4.1.6's WebSocket client reads
-    /// every byte through a per-byte state machine. wss:// is, for now,
-    /// still libwebsockets' WebSocket client: 4.1.6's RAW client cannot do
-    /// TLS (lib/core-net/connect.c, lws_client_connect_via_info, lines
-    /// 343–371: with LCCSCF_USE_SSL it starts TLS before the socket exists,
-    /// as Debian builds it without LWS_WITH_SYS_ASYNC_DNS, and the connect
-    /// fails). A temporary split, until the link does TLS over RAW itself.
+    /// A RAW (plain TCP) connection on which the link does the WebSocket
+    /// upgrade and framing itself (`WebSocketUpgrade`, `WebSocketFramer`):
+    /// libwebsockets 4.1.6's WebSocket client reads every byte through a
+    /// per-byte state machine. For wss:// the link also does the TLS, over
+    /// memory BIOs (`LinkTLS`): 4.1.6's RAW client cannot
+    /// (lib/core-net/connect.c, lws_client_connect_via_info, lines 343–371:
+    /// with LCCSCF_USE_SSL it starts TLS before the socket exists, as Debian
+    /// builds it without LWS_WITH_SYS_ASYNC_DNS, and the connect fails).
     func connect() -> OpaquePointer? {
         var info = lws_client_connect_info()
         info.context = context
@@ -92,9 +91,9 @@ final class LinkContext {
         info.origin = UnsafePointer(host)
         info.path = UnsafePointer(path)
         info.port = Int32(endpoint.port)
-        info.ssl_connection = endpoint.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0
+        info.ssl_connection = 0  // wss://: TLS is the link's (LinkTLS)
         info.ietf_version_or_minus_one = -1
-        if !endpoint.secure { info.method = UnsafePointer(raw) }
+        info.method = UnsafePointer(raw)
         info.local_protocol_name = UnsafePointer(name)
         // No `pwsi`: libwebsockets would keep that address and write through
         // it when a connection in its handshake is dropped, long after a

@@ -1,8 +1,9 @@
 import COpenSSL
 
 /// The client's half of the WebSocket opening handshake (RFC 6455 §4.1),
-/// written by us because the link's ws:// connection is libwebsockets' RAW
-/// role (plain TCP): libwebsockets 4.1.6's WebSocket client reads every
+/// written by us because the link's connection (ws://, and wss:// with
+/// `LinkTLS` under it) is libwebsockets' RAW role (plain TCP):
+/// libwebsockets 4.1.6's WebSocket client reads every
 /// received byte through its per-byte state machine (`lws_ws_client_rx_sm`,
 /// lib/roles/ws/client-ws.c, ~81 instructions a byte), 94 % of the agent's
 /// work while ingesting HA's events; over RAW the frames are read a block at

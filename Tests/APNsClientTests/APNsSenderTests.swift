@@ -148,11 +148,7 @@ import Testing
         let server = try MockAPNsServer()
         // The Python mock on a loaded CI machine can go quiet for seconds: not
         // a dead connection, and this test is about sharing one.
-        var options = HTTP2Client.Options(caFile: server.configuration.caFile)
-        options.stallTimeout = 120
-        let sender = try APNsSender(
-            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
-            client: try HTTP2Client(origin: try #require(server.configuration.origin), options: options))
+        let sender = try senderWithClient(of: server) { $0.stallTimeout = 120 }
         let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
             for index in 0..<200 {
                 // Answers take 0.2 s, so streams stay open while others are sent.
@@ -173,11 +169,7 @@ import Testing
     /// answer comes back to its own push.
     @Test(.timeLimit(.minutes(1))) func reusedStreamSlotsKeepEachRequestsOwnFields() async throws {
         let server = try MockAPNsServer()
-        var options = HTTP2Client.Options(caFile: server.configuration.caFile)
-        options.maximumStreams = 8
-        let sender = try APNsSender(
-            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
-            client: try HTTP2Client(origin: try #require(server.configuration.origin), options: options))
+        let sender = try senderWithClient(of: server) { $0.maximumStreams = 8 }
         let tokens = (0..<300).map { token("5107", $0) }
         let pushes = tokens.enumerated().map { index, token in
             var push = alertPush(to: token)
@@ -203,14 +195,11 @@ import Testing
     /// theirs even when the late answer's stream id comes back.
     @Test(.timeLimit(.minutes(1))) func aRequestPastItsTimeoutIsResetAndTheConnectionGoesOn() async throws {
         let server = try MockAPNsServer()
-        var options = HTTP2Client.Options(caFile: server.configuration.caFile)
-        options.requestTimeout = 1
-        options.stallTimeout = 120
-        options.maximumStreams = 2
-        let sender = try APNsSender(
-            configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
-            client: try HTTP2Client(origin: try #require(server.configuration.origin), options: options),
-            retry: RetryPolicy(maximumAttempts: 1))
+        let sender = try senderWithClient(of: server, retry: RetryPolicy(maximumAttempts: 1)) { options in
+            options.requestTimeout = 1
+            options.stallTimeout = 120
+            options.maximumStreams = 2
+        }
         // The mock answers tokens starting "de1a14" after 2 s.
         let slow = TaggedPush(alertPush(to: token("de1a14", 1)), tag: 0)
         let quick = (1...20).map { TaggedPush(alertPush(to: token("ab", 40 + $0)), tag: $0) }
@@ -505,4 +494,15 @@ func outcomesOfOneBatch(_ pushes: [TaggedPush], from sender: APNsSender) async -
         }
     }
     return outcomes
+}
+
+/// A sender for `server` whose HTTP/2 client has the options `configure` sets.
+func senderWithClient(
+    of server: MockAPNsServer, retry: RetryPolicy = .init(), _ configure: (inout HTTP2Client.Options) -> Void
+) throws -> APNsSender {
+    var options = HTTP2Client.Options(caFile: server.configuration.caFile)
+    configure(&options)
+    return try APNsSender(
+        configuration: server.configuration, key: try APNsSigningKey(path: server.keyPath),
+        client: try HTTP2Client(origin: try #require(server.configuration.origin), options: options), retry: retry)
 }

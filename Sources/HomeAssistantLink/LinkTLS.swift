@@ -11,10 +11,10 @@ import Glibc
 /// itself (`LinkContext.connect` says why), and its WebSocket client reads
 /// every byte through a per-byte state machine (~13 µs an event).
 ///
-/// Verifies the server as libwebsockets' client did: against HA_CA_FILE
-/// when one is given, else the system's CA certificates; the host name (or
-/// IP address) checked, SNI sent for a name. TLS 1.2 at least. Used only on
-/// the link's thread.
+/// Verifies the server against the system's CA certificates and
+/// HA_CA_FILE's, when one is given (README); the host name (or IP address)
+/// checked, SNI sent for a name. TLS 1.2 at least. Used only on the link's
+/// thread.
 final class LinkTLS {
     /// Why a TLS connection cannot go on; the text names TLS (the agent's
     /// hint on HA_CA_FILE looks for it).
@@ -37,7 +37,9 @@ final class LinkTLS {
         self.context = context
         _ = pb_ssl_ctx_set_min_tls12(context)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        let trusted = caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? SSL_CTX_set_default_verify_paths(context)
+        // The system's CAs, and HA_CA_FILE's added to them (README).
+        let system = SSL_CTX_set_default_verify_paths(context)
+        let trusted = caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? system
         guard trusted == 1, let ssl = SSL_new(context), let incoming = BIO_new(BIO_s_mem()),
               let outgoing = BIO_new(BIO_s_mem())
         else {

@@ -24,14 +24,7 @@ final class TLSStream {
         self.authority = authority
         SSL_set_fd(ssl, socket.descriptor)
         pb_ssl_set_moving_write_buffer(ssl)
-        var address = in6_addr()
-        let isAddress = inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
-        if isAddress {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = pb_ssl_set_sni(ssl, host)
-            SSL_set1_host(ssl, host)
-        }
+        pb_ssl_expect_server(ssl, host)
         SSL_set_connect_state(ssl)
     }
 

@@ -33,7 +33,20 @@ static inline EVP_PKEY *pb_evp_ec_gen(const char *curve) { return EVP_EC_gen(cur
 static inline int pb_ssl_ctx_set_min_tls12(SSL_CTX *ctx) {
     return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 }
-static inline int pb_ssl_set_sni(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+/* The server a client connection must reach: an IP address is checked
+ * against the certificate's IP entries; a name is sent as SNI and checked
+ * against its DNS names. (The APNs client's TLSStream and the HA link's
+ * LinkTLS both.) */
+#include <arpa/inet.h>
+static inline void pb_ssl_expect_server(SSL *ssl, const char *host) {
+    unsigned char address[16];
+    if (inet_pton(AF_INET, host, address) == 1 || inet_pton(AF_INET6, host, address) == 1) {
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host);
+    } else {
+        SSL_set_tlsext_host_name(ssl, host);
+        SSL_set1_host(ssl, host);
+    }
+}
 /* A write that must be repeated may come from a buffer that moved. */
 static inline void pb_ssl_set_moving_write_buffer(SSL *ssl) { SSL_set_mode(ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER); }
 

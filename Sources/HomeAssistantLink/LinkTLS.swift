@@ -51,13 +51,7 @@ final class LinkTLS {
         self.incoming = incoming
         outgoingBIO = outgoing
         SSL_set_bio(ssl, incoming, outgoing)  // the SSL owns both BIOs now
-        var address = in6_addr()
-        if inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1 {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = pb_ssl_set_sni(ssl, host)
-            SSL_set1_host(ssl, host)
-        }
+        pb_ssl_expect_server(ssl, host)
         SSL_set_connect_state(ssl)
     }
 

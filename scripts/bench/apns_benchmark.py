@@ -351,7 +351,7 @@ def main():
           f"{'met' if ratio >= TARGET_VERSUS_AIOAPNS else 'NOT met'}")
     print(f"PrintBridge one batch / h2load ceiling: {100 * ceiling:.0f} % (target >= 80 %: "
           f"{'met' if ceiling >= 0.8 else 'NOT met'}; long-term goal 90 %); replay's window: {100 * window_share:.0f} % "
-          f"(the caller's task woken for each answer: two futex calls a push, strace -c)")
+          f"(the caller's task is woken for each answer it takes)")
     if fanout:
         agent, peer = fanout["printbridge"], fanout["aioapns"]
         print(f"fan-out: one print (SampleEvents/bambu-full-print.jsonl) to {args.phones:,} phones, "

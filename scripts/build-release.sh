@@ -46,12 +46,12 @@ if grep -q "name: \"$product\"" Benchmarks/Package.swift; then
 fi
 
 # The agent's code in the order it runs at start-up and idle
-# (scripts/symbol-order.txt, written by scripts/symbol-order.py): packed at
-# the front, the code an idle agent touches maps ~5 MiB instead of 8.4 MiB
-# (the kernel maps code 64 KB around each page touched; idle PSS 11.7 MiB,
-# daemon_benchmark.py). Names the toolchain
-# lacks are skipped; a stale list only maps more pages. SwiftPM does not
-# relink when only linker flags change, so a list newer than the binary
+# (scripts/symbol-order.txt and scripts/section-order.ld, written by
+# scripts/symbol-order.py): packed at the front, the code an idle agent
+# touches maps ~3 MiB instead of 8.4 MiB (the kernel maps code 64 KB around
+# each page touched; daemon_benchmark.py --smaps). Names the toolchain
+# lacks are skipped; a stale order only maps more pages. SwiftPM does not
+# relink when only linker flags change, so an order newer than the binary
 # removes the binary first.
 binary="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
 order=()
@@ -61,6 +61,15 @@ if [[ "$product" == printbridge && -f scripts/symbol-order.txt ]]; then
   # in one `.text`, so the list could only move whole files.
   order=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
     -Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt" -Xlinker --no-warn-symbol-ordering)
+  # What that list cannot name (functions LLVM leaves without a symbol:
+  # closure-context destructors, some value witnesses; local names many
+  # files define) is placed by file and section by a linker script that
+  # lld inserts ahead of the default layout's .text. A pattern that
+  # matches nothing is ignored.
+  if [[ -f scripts/section-order.ld ]]; then
+    order+=(-Xlinker "-T$PWD/scripts/section-order.ld")
+    if [[ -f "$binary" && scripts/section-order.ld -nt "$binary" ]]; then rm -f "$binary"; fi
+  fi
   if [[ -f "$binary" && scripts/symbol-order.txt -nt "$binary" ]]; then rm -f "$binary"; fi
   # swiftc keeps an object whose code (LLVM IR) hashes the same as before
   # (the .swift_modhash section), and codegen flags are not in that hash:

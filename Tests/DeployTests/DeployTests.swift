@@ -250,6 +250,28 @@ import Testing
         }
     }
 
+    /// GnuTLS must not initialise itself should a library load it again (none
+    /// does since libcurl left), and reads GNUTLS_NO_IMPLICIT_INIT only as it
+    /// is loaded: every way of deploying sets it in the runtime environment.
+    @Test func everyDeploymentKeepsGnuTLSFromInitialisingItself() throws {
+        func text(_ path: String) throws -> String {
+            try String(contentsOfFile: DeployTests.root + "/" + path, encoding: .utf8)
+        }
+        let unit = try text("Deploy/systemd/printbridge.service")
+        #expect(unit.split(separator: "\n").contains("Environment=GNUTLS_NO_IMPLICIT_INIT=1"))
+        for path in ["Deploy/docker/Dockerfile", "Deploy/homeassistant-addon/printbridge/Dockerfile"] {
+            let runtime = try text(path).components(separatedBy: "\nFROM ").last ?? ""
+            let environment = runtime.split(separator: "\n").filter { $0.hasPrefix("ENV ") }
+            #expect(environment.contains { $0.split(separator: " ").contains("GNUTLS_NO_IMPLICIT_INIT=1") }, "\(path)")
+        }
+        let service = try text("Deploy/homeassistant-addon/printbridge/rootfs/etc/services.d/printbridge/run")
+        #expect(service.contains("export GNUTLS_NO_IMPLICIT_INIT=1"))
+    }
+}
+
+/// scripts/build-release.sh links the deployed binary in the order
+/// scripts/symbol-order.py wrote (the benchmarks measure that build).
+@Suite struct ReleaseLinkTests {
     /// The release link's order files (scripts/build-release.sh) are taken by
     /// the toolchain's lld as that script passes them: the linker script's
     /// syntax and its INSERT, and the symbol list. A program linked with them
@@ -286,23 +308,5 @@ import Testing
         })
         let late = try #require(addresses["probe_late"]), early = try #require(addresses["probe_early"])
         #expect(late < early, "the script's section is placed ahead of the rest of .text")
-    }
-
-    /// GnuTLS must not initialise itself should a library load it again (none
-    /// does since libcurl left), and reads GNUTLS_NO_IMPLICIT_INIT only as it
-    /// is loaded: every way of deploying sets it in the runtime environment.
-    @Test func everyDeploymentKeepsGnuTLSFromInitialisingItself() throws {
-        func text(_ path: String) throws -> String {
-            try String(contentsOfFile: DeployTests.root + "/" + path, encoding: .utf8)
-        }
-        let unit = try text("Deploy/systemd/printbridge.service")
-        #expect(unit.split(separator: "\n").contains("Environment=GNUTLS_NO_IMPLICIT_INIT=1"))
-        for path in ["Deploy/docker/Dockerfile", "Deploy/homeassistant-addon/printbridge/Dockerfile"] {
-            let runtime = try text(path).components(separatedBy: "\nFROM ").last ?? ""
-            let environment = runtime.split(separator: "\n").filter { $0.hasPrefix("ENV ") }
-            #expect(environment.contains { $0.split(separator: " ").contains("GNUTLS_NO_IMPLICIT_INIT=1") }, "\(path)")
-        }
-        let service = try text("Deploy/homeassistant-addon/printbridge/rootfs/etc/services.d/printbridge/run")
-        #expect(service.contains("export GNUTLS_NO_IMPLICIT_INIT=1"))
     }
 }

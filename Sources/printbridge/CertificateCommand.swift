@@ -13,6 +13,7 @@ struct CertificateCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print the certificate's file, SHA-256 fingerprint, public-key pin and expiry (made if missing).")
 
         @OptionGroup var configOption: ConfigOption
@@ -30,6 +31,7 @@ struct CertificateCommand: ParsableCommand {
 
     struct Rotate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rotate",
             abstract: "Make a new key and certificate for the API; paired phones must pair again.",
             discussion: """
                 Replaces api-key.pem and api-cert.pem in the state directory. Restart the agent to serve \

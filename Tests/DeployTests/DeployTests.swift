@@ -160,7 +160,27 @@ import Testing
     static let commands = [
         ["run"], ["replay"], ["record"], ["send-test"], ["check-config"],
         ["devices"], ["devices", "list"], ["devices", "add"], ["devices", "remove"], ["devices", "prefs"], ["history"], ["notifications"], ["health"],
+        ["certificate"], ["certificate", "show"], ["certificate", "rotate"],
     ]
+
+    /// Every command names itself: without `commandName` ArgumentParser
+    /// derives the name from `String(describing: Self.self)` each time a
+    /// command line is parsed, which reflects the type (Mirror, the runtime's
+    /// demangler, Unicode case tables): 3.4 M instructions of `run`'s
+    /// start-up for two unnamed subcommands, and their code left mapped.
+    @Test func everyCommandConfigurationNamesItsCommand() throws {
+        let directory = DeployTests.root + "/Sources/printbridge"
+        var configurations = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory) where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            for piece in text.components(separatedBy: "CommandConfiguration(").dropFirst() {
+                configurations += 1
+                #expect(piece.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("commandName:"),
+                        "\(file): a CommandConfiguration without commandName")
+            }
+        }
+        #expect(configurations >= 19)
+    }
 
     @Test(arguments: commands)
     func everyCommandHasHelp(command: [String]) throws {

@@ -8,9 +8,11 @@
  * mark the strings by a prefix XOR (as simdjson does) and only brackets
  * outside strings are visited. (Visiting every quote instead: 3,849 an event.)
  * Where the machine has AVX2 (chosen at run time: the deployed binary targets
- * plain x86-64), blocks are 32 bytes; and a block whose brackets cannot end
- * the object or nest too deep, whatever their order, is counted with two
- * popcounts instead of visited bracket by bracket. */
+ * plain x86-64), blocks are 64 bytes, two 32-byte registers whose masks make
+ * one 64-bit mask (1,193 instructions an event against 1,654 with 32-byte
+ * blocks: the work of a block is mostly the same whatever its width); and a block whose
+ * brackets cannot end the object or nest too deep, whatever their order, is
+ * counted with two popcounts instead of visited bracket by bracket. */
 #include "CJSONScan.h"
 
 #if defined(__x86_64__) || defined(__SSE2__)
@@ -56,7 +58,7 @@ static size_t bytewise(const uint8_t *bytes, size_t count, size_t i, struct scan
 }
 
 /* One block's structural bytes as bit masks (bit k: the block's byte k), for
- * a block of `width` bytes (16 or 32). Returns the object's length when it
+ * a block of `width` bytes (16, 32 or 64). Returns the object's length when it
  * ends in this block, (size_t)-1 to go on to the next block, 0 to refuse (too
  * deep). `carry`: the block's first byte is escaped (a backslash ended the
  * last block); set for the next block. Always inlined into each block
@@ -69,13 +71,14 @@ block(struct scan *s, const uint8_t *bytes, size_t i, unsigned width, uint64_t q
         /* No escape in the block: which bytes are inside a string is the
          * running parity of the quotes before them (a prefix XOR), so the
          * quotes cost nothing each. */
-        uint64_t full = width == 32 ? 0xFFFFFFFFull : 0xFFFFull;
+        uint64_t full = width == 64 ? ~0ull : width == 32 ? 0xFFFFFFFFull : 0xFFFFull;
         uint64_t inside = quotes;
         inside ^= inside << 1;
         inside ^= inside << 2;
         inside ^= inside << 4;
         inside ^= inside << 8;
         inside ^= inside << 16;
+        if (width == 64) inside ^= inside << 32;
         if (s->in_string) inside = ~inside;
         inside &= full;
         uint64_t outside_opens = opens & ~inside, outside_closes = closes & ~inside;
@@ -147,7 +150,8 @@ static size_t blocks16(const uint8_t *bytes, size_t count, size_t *at, struct sc
 #endif
 
 #if defined(__x86_64__)
-/* 32 bytes at a time, for machines with AVX2. */
+/* 32 bytes at a time, for machines with AVX2 (the last block before the
+ * 16-byte one and the byte-by-byte tail, after 64-byte blocks). */
 __attribute__((target("avx2")))
 static size_t blocks32(const uint8_t *bytes, size_t count, size_t *at, struct scan *s, int max_depth) {
     const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
@@ -172,6 +176,42 @@ static size_t blocks32(const uint8_t *bytes, size_t count, size_t *at, struct sc
 }
 #endif
 
+#if defined(__x86_64__)
+/* The two halves' byte masks of one comparison as one 64-bit mask. */
+__attribute__((target("avx2"), always_inline))
+static inline uint64_t mask64(__m256i low, __m256i high) {
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(low) | (uint64_t)(uint32_t)_mm256_movemask_epi8(high) << 32;
+}
+
+/* 64 bytes at a time, for machines with AVX2: two 32-byte halves, one
+ * 64-bit mask of each kind. */
+__attribute__((target("avx2")))
+static size_t blocks64(const uint8_t *bytes, size_t count, size_t *at, struct scan *s, int max_depth) {
+    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
+    const __m256i open_brace = _mm256_set1_epi8('{'), close_brace = _mm256_set1_epi8('}');
+    const __m256i open_bracket = _mm256_set1_epi8('['), close_bracket = _mm256_set1_epi8(']');
+    unsigned carry = 0;
+    size_t i = *at;
+    while (i + 64 <= count) {
+        __m256i low = _mm256_loadu_si256((const __m256i *)(bytes + i));
+        __m256i high = _mm256_loadu_si256((const __m256i *)(bytes + i + 32));
+        uint64_t quotes = mask64(_mm256_cmpeq_epi8(low, quote), _mm256_cmpeq_epi8(high, quote));
+        uint64_t escapes = mask64(_mm256_cmpeq_epi8(low, backslash), _mm256_cmpeq_epi8(high, backslash));
+        uint64_t opens = mask64(
+            _mm256_or_si256(_mm256_cmpeq_epi8(low, open_brace), _mm256_cmpeq_epi8(low, open_bracket)),
+            _mm256_or_si256(_mm256_cmpeq_epi8(high, open_brace), _mm256_cmpeq_epi8(high, open_bracket)));
+        uint64_t closes = mask64(
+            _mm256_or_si256(_mm256_cmpeq_epi8(low, close_brace), _mm256_cmpeq_epi8(low, close_bracket)),
+            _mm256_or_si256(_mm256_cmpeq_epi8(high, close_brace), _mm256_cmpeq_epi8(high, close_bracket)));
+        size_t r = block(s, bytes, i, 64, quotes, escapes, opens, closes, &carry, max_depth);
+        if (r != (size_t)-1) return r;
+        i += 64;
+    }
+    *at = i + carry;
+    return (size_t)-1;
+}
+#endif
+
 int pb_json_scan_widest(void) {
 #if defined(__x86_64__)
     /* Asked once; any thread may be first (the same answer each time). */
@@ -179,7 +219,7 @@ int pb_json_scan_widest(void) {
     int known = __atomic_load_n(&widest, __ATOMIC_RELAXED);
     if (known == 0) {
         __builtin_cpu_init();
-        known = __builtin_cpu_supports("avx2") ? 32 : 16;
+        known = __builtin_cpu_supports("avx2") ? 64 : 16;
         __atomic_store_n(&widest, known, __ATOMIC_RELAXED);
     }
     return known;
@@ -197,7 +237,10 @@ size_t pb_json_object_length(const uint8_t *bytes, size_t count, int max_depth, 
     if (width < 0) width = pb_json_scan_widest();
     size_t r = (size_t)-1;
 #if defined(__x86_64__)
-    if (width >= 32 && pb_json_scan_widest() >= 32) r = blocks32(bytes, count, &i, &s, max_depth);
+    /* With AVX2: 64-byte blocks, then a last 32-byte one. */
+    if (width >= 64 && pb_json_scan_widest() >= 64) r = blocks64(bytes, count, &i, &s, max_depth);
+    if (r != (size_t)-1) return r;
+    if (width >= 32 && pb_json_scan_widest() >= 64) r = blocks32(bytes, count, &i, &s, max_depth);
     if (r != (size_t)-1) return r;
 #endif
 #if defined(__SSE2__)

@@ -1,12 +1,12 @@
 import CJSONScan
 import Testing
 
-/// The coalesced-array scan's ways (32 bytes at a time where the machine has
-/// AVX2, 16, and byte by byte) find the same end of an object, with the
-/// structural bytes and escapes at every position of a block.
+/// The coalesced-array scan's ways (64 and 32 bytes at a time where the
+/// machine has AVX2, 16, and byte by byte) find the same end of an object,
+/// with the structural bytes and escapes at every position of a block.
 @Suite struct JSONObjectScanTests {
-    /// The widths this machine reads: byte by byte, 16, and 32 with AVX2.
-    static let widths: [Int32] = pb_json_scan_widest() >= 32 ? [1, 16, 32] : [1, 16]
+    /// The widths this machine reads: byte by byte, 16, and 32 and 64 with AVX2.
+    static let widths: [Int32] = pb_json_scan_widest() >= 64 ? [1, 16, 32, 64] : [1, 16]
 
     /// The length found at each width, byte by byte first.
     static func lengths(_ bytes: [UInt8], depth: Int32) -> [Int] {
@@ -24,15 +24,15 @@ import Testing
     @Test func theMachinesWidestBlockIsOneOfTheWidths() {
         let widest = pb_json_scan_widest()
         #if arch(x86_64)
-        #expect(widest == 16 || widest == 32)
+        #expect(widest == 16 || widest == 64)
         #endif
         #expect(Self.widths.last.map(Int.init) == Int(widest) || widest == 1)
     }
 
     @Test func theEndOfAnObjectStepsOverStringsEscapesAndNesting() {
         let object = #"{"a":"x \" } ] \\","b":[{"c":"{[\\\""}],"d":1}"#
-        for padding in 0..<40 {
-            // The same object shifted through the blocks, with more after it.
+        for padding in 0..<140 {
+            // The same object shifted through the blocks (64 bytes the widest), with more after it.
             let text = "{\"pad\":\"" + String(repeating: "p", count: padding) + "\",\"o\":" + object + "}" + ",{\"next\":1}"
             let expected = text.utf8.count - ",{\"next\":1}".utf8.count
             let found = length(text)
@@ -42,7 +42,7 @@ import Testing
 
     @Test func aBackslashAtABlocksLastByteEscapesTheNextBlocksFirst() {
         // The string's backslash sits at every offset; the quote it escapes is the next byte.
-        for offset in 0..<48 {
+        for offset in 0..<140 {
             let text = "{\"s\":\"" + String(repeating: "q", count: offset) + "\\\"}]\"}"
             let found = length(text)
             #expect(found == text.utf8.count, "offset \(offset): \(Self.lengths(Array(text.utf8), depth: 511))")
@@ -65,7 +65,7 @@ import Testing
     @Test func nestingIsRefusedAtTheLimitWhereverItFallsInABlock() {
         // Brackets counted a block at a time must still stop at the limit,
         // and a block that closes to depth 0 must still end where it does.
-        for padding in 0..<70 {
+        for padding in 0..<140 {
             for nesting in [3, 10, 40] {
                 let text = "{\"p\":\"" + String(repeating: "p", count: padding) + "\",\"x\":"
                     + String(repeating: "[", count: nesting) + String(repeating: "]", count: nesting) + "}"
@@ -85,7 +85,7 @@ import Testing
             // Closing brackets rare, so that objects run over several blocks.
             let alphabet = Array((round % 2 == 0 ? #"{["\aaaaxxxxx"# : #"{["aaaaaxxxxx"#).utf8)
             var bytes: [UInt8] = [UInt8(ascii: "{")]
-            for _ in 0..<Int(random.next() % 200) {
+            for _ in 0..<Int(random.next() % 300) {
                 let closing = random.next() % 25 == 0
                 bytes.append(closing ? Array("}]".utf8)[Int(random.next() % 2)] : alphabet[Int(random.next() % UInt64(alphabet.count))])
             }
@@ -94,8 +94,8 @@ import Testing
             // A low limit: blocks whose opens may reach it are read bracket by bracket.
             let shallow = Self.lengths(bytes, depth: 6)
             #expect(Set(shallow).count == 1, "depth 6: \(shallow): \(String(decoding: bytes, as: UTF8.self).debugDescription)")
-            // Read past two blocks of 32 (an end there, or none at all).
-            if bytes.count > 64 && (found[0] == 0 || found[0] > 64) { longObjects += 1 }
+            // Read past two blocks of 64 (an end there, or none at all).
+            if bytes.count > 128 && (found[0] == 0 || found[0] > 128) { longObjects += 1 }
         }
         #expect(longObjects > 1_000, "inputs read past two blocks: \(longObjects)")
     }

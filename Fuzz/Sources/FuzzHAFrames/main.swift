@@ -26,7 +26,7 @@ public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var parsedPipeline = PrinterPipeline(devices: devices, clock: ManualClock())
     for frame in bytes.split(separator: 0x0A) {
         let slice = UnsafeRawBufferPointer(rebasing: frame)
-        // The coalesced-array scan 16 bytes at a time and byte by byte: the
+        // The coalesced-array scan 16, 32 and 64 bytes at a time and byte by byte: the
         // same end for an object starting at any of the frame's first braces.
         var braces = 0
         for offset in slice.indices where slice[offset] == UInt8(ascii: "{") && braces < 8 {
@@ -35,7 +35,7 @@ public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             // Every width the machine reads, and a low nesting limit too.
             for depth: Int32 in [511, 4] {
                 let bytewise = pb_json_object_length(rest.baseAddress, rest.count, depth, 1)
-                for width: Int32 in [16, 32] {
+                for width: Int32 in [16, 32, 64] {
                     let blocks = pb_json_object_length(rest.baseAddress, rest.count, depth, width)
                     precondition(blocks == bytewise, "the scan \(width) at a time: \(blocks), byte by byte \(bytewise), at \(offset), limit \(depth)")
                 }

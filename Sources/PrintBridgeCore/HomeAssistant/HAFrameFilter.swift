@@ -68,7 +68,7 @@ public enum HAFrameFilter {
     /// `_writer`, joins what was queued as `[` + `,`.join + `]`), as byte
     /// ranges, so each household event in it can be skipped like a frame of
     /// its own. The scan follows strings (to their closing quote, over
-    /// escapes) and nesting only, 32 or 16 bytes at a time (`pb_json_object_length`,
+    /// escapes) and nesting only, 64 or 16 bytes at a time (`pb_json_object_length`,
     /// Sources/CJSONScan); it checks nothing else. Nil for any other
     /// frame, an element that is not an object, nesting the parser would
     /// refuse, or anything the scan cannot follow: the parser then reads the

@@ -46,6 +46,17 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var wsi: OpaquePointer?
     private var outgoing: [[UInt8]] = []
     private var incoming: [UInt8] = []
+    /// What `incoming` keeps of its capacity between frames: frames cut
+    /// across wslay's 4 KB buffer (half of a household flood's) are put
+    /// together without a new buffer each; a larger one (a snapshot) goes.
+    private static let keptAssemblyBytes = 64 * 1024
+    /// The time of the socket read whose frames are being handled, taken
+    /// once for them all (nil: not yet taken), and the events counted in it,
+    /// told to `eventStatistics` once the read is handled: a flood's read
+    /// holds a hundred frames, and two clock reads and a lock each were
+    /// ~8 % of the link thread's time (perf, ingest_benchmark.py).
+    private var readTime: EpochTime?
+    private var readEvents = 0
     private var closeRequested = false
     /// The WebSocket handshake completed on the current connection.
     private var isEstablished = false
@@ -497,16 +508,23 @@ public final class HomeAssistantLink: @unchecked Sendable {
             return
         }
         guard final else { return }
-        let frame = incoming
-        incoming = []  // the frame takes the buffer; no new one of its capacity
-        frame.withUnsafeBytes { handle(frame: $0, kept: frame) }
+        var frame = incoming
+        incoming = []
+        frame.withUnsafeBytes { handle(frame: $0, kept: tapsFrames ? frame : nil) }
+        // Handling may have reset the link (and `incoming` with it): only an
+        // empty buffer takes the frame's back.
+        if incoming.isEmpty && frame.capacity <= Self.keptAssemblyBytes {
+            frame.removeAll(keepingCapacity: true)
+            incoming = frame
+        }
     }
 
     /// One whole frame; `kept` is the same bytes as an array when there is one.
     /// Every message of it goes to the session, in order, and what it means
     /// to the printers to the consumer.
     private func handle(frame bytes: UnsafeRawBufferPointer, kept: [UInt8]?) {
-        let now = clock.now()
+        let now = readTime ?? clock.now()
+        readTime = now
         if tapsFrames { yield(.received(kept ?? Array(bytes))) }
         let messages: [HAMessage]?
         let skippedBefore = reader.statistics.filteredEvents
@@ -553,9 +571,17 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if results || bulk { yield(.bulkHandled) }
     }
 
-    /// The time of the last event is wall time: a person reads it (metrics, status page).
     private func countEvents(_ count: Int) {
-        let now = SystemClock().now()
+        readEvents += count
+    }
+
+    /// The read's events, told once it is handled. The time of the last
+    /// event is wall time: a person reads it (metrics, status page).
+    private func tellReadEvents() {
+        readTime = nil
+        guard readEvents > 0 else { return }
+        let count = readEvents, now = SystemClock().now()
+        readEvents = 0
         eventFrames.withLock { $0 = ($0.count + count, now.seconds) }
     }
 
@@ -642,6 +668,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         }
         // Nothing may come before the answer to a request not yet sent.
         guard let framer else { return false }
+        defer { tellReadEvents() }
         switch framer.receive(frameBytes, deliver: { piece, final in received(piece, final: final) }) {
         case .open:
             break

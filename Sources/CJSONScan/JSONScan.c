@@ -150,65 +150,60 @@ static size_t blocks16(const uint8_t *bytes, size_t count, size_t *at, struct sc
 #endif
 
 #if defined(__x86_64__)
-/* 32 bytes at a time, for machines with AVX2 (the last block before the
- * 16-byte one and the byte-by-byte tail, after 64-byte blocks). */
-__attribute__((target("avx2")))
-static size_t blocks32(const uint8_t *bytes, size_t count, size_t *at, struct scan *s, int max_depth) {
-    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
-    const __m256i open_brace = _mm256_set1_epi8('{'), close_brace = _mm256_set1_epi8('}');
-    const __m256i open_bracket = _mm256_set1_epi8('['), close_bracket = _mm256_set1_epi8(']');
+/* The structural bytes of 32 bytes, as masks (bit k: byte k). */
+struct masks {
+    uint64_t quotes, escapes, opens, closes;
+};
+
+__attribute__((target("avx2"), always_inline))
+static inline struct masks masks32(const uint8_t *bytes) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)bytes);
+#define PB_MATCH(c) _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))
+    struct masks m = {
+        (uint32_t)_mm256_movemask_epi8(PB_MATCH('"')),
+        (uint32_t)_mm256_movemask_epi8(PB_MATCH('\\')),
+        (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(PB_MATCH('{'), PB_MATCH('['))),
+        (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(PB_MATCH('}'), PB_MATCH(']'))),
+    };
+#undef PB_MATCH
+    return m;
+}
+
+/* For machines with AVX2: 64 bytes at a time (two 32-byte halves, one
+ * 64-bit mask of each kind), or, `wide` 0, 32 (the last block before the
+ * 16-byte one and the byte-by-byte tail). Inlined into blocks64 and blocks32,
+ * so each is compiled for its one width. */
+__attribute__((target("avx2"), always_inline))
+static inline size_t blocks_avx2(const uint8_t *bytes, size_t count, size_t *at, struct scan *s, int max_depth,
+                                 const int wide) {
+    const unsigned width = wide ? 64 : 32;
     unsigned carry = 0;
     size_t i = *at;
-    while (i + 32 <= count) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(bytes + i));
-        uint64_t quotes = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote));
-        uint64_t escapes = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash));
-        uint64_t opens = (uint32_t)_mm256_movemask_epi8(
-            _mm256_or_si256(_mm256_cmpeq_epi8(v, open_brace), _mm256_cmpeq_epi8(v, open_bracket)));
-        uint64_t closes = (uint32_t)_mm256_movemask_epi8(
-            _mm256_or_si256(_mm256_cmpeq_epi8(v, close_brace), _mm256_cmpeq_epi8(v, close_bracket)));
-        size_t r = block(s, bytes, i, 32, quotes, escapes, opens, closes, &carry, max_depth);
+    while (i + width <= count) {
+        struct masks m = masks32(bytes + i);
+        if (wide) {
+            struct masks high = masks32(bytes + i + 32);
+            m.quotes |= high.quotes << 32;
+            m.escapes |= high.escapes << 32;
+            m.opens |= high.opens << 32;
+            m.closes |= high.closes << 32;
+        }
+        size_t r = block(s, bytes, i, width, m.quotes, m.escapes, m.opens, m.closes, &carry, max_depth);
         if (r != (size_t)-1) return r;
-        i += 32;
+        i += width;
     }
     *at = i + carry;
     return (size_t)-1;
 }
-#endif
 
-#if defined(__x86_64__)
-/* The two halves' byte masks of one comparison as one 64-bit mask. */
-__attribute__((target("avx2"), always_inline))
-static inline uint64_t mask64(__m256i low, __m256i high) {
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(low) | (uint64_t)(uint32_t)_mm256_movemask_epi8(high) << 32;
-}
-
-/* 64 bytes at a time, for machines with AVX2: two 32-byte halves, one
- * 64-bit mask of each kind. */
 __attribute__((target("avx2")))
 static size_t blocks64(const uint8_t *bytes, size_t count, size_t *at, struct scan *s, int max_depth) {
-    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
-    const __m256i open_brace = _mm256_set1_epi8('{'), close_brace = _mm256_set1_epi8('}');
-    const __m256i open_bracket = _mm256_set1_epi8('['), close_bracket = _mm256_set1_epi8(']');
-    unsigned carry = 0;
-    size_t i = *at;
-    while (i + 64 <= count) {
-        __m256i low = _mm256_loadu_si256((const __m256i *)(bytes + i));
-        __m256i high = _mm256_loadu_si256((const __m256i *)(bytes + i + 32));
-        uint64_t quotes = mask64(_mm256_cmpeq_epi8(low, quote), _mm256_cmpeq_epi8(high, quote));
-        uint64_t escapes = mask64(_mm256_cmpeq_epi8(low, backslash), _mm256_cmpeq_epi8(high, backslash));
-        uint64_t opens = mask64(
-            _mm256_or_si256(_mm256_cmpeq_epi8(low, open_brace), _mm256_cmpeq_epi8(low, open_bracket)),
-            _mm256_or_si256(_mm256_cmpeq_epi8(high, open_brace), _mm256_cmpeq_epi8(high, open_bracket)));
-        uint64_t closes = mask64(
-            _mm256_or_si256(_mm256_cmpeq_epi8(low, close_brace), _mm256_cmpeq_epi8(low, close_bracket)),
-            _mm256_or_si256(_mm256_cmpeq_epi8(high, close_brace), _mm256_cmpeq_epi8(high, close_bracket)));
-        size_t r = block(s, bytes, i, 64, quotes, escapes, opens, closes, &carry, max_depth);
-        if (r != (size_t)-1) return r;
-        i += 64;
-    }
-    *at = i + carry;
-    return (size_t)-1;
+    return blocks_avx2(bytes, count, at, s, max_depth, 1);
+}
+
+__attribute__((target("avx2")))
+static size_t blocks32(const uint8_t *bytes, size_t count, size_t *at, struct scan *s, int max_depth) {
+    return blocks_avx2(bytes, count, at, s, max_depth, 0);
 }
 #endif
 

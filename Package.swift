@@ -230,7 +230,7 @@ let package = Package(
         .testTarget(
             name: "ControlAPITests",
             dependencies: [
-                "ControlAPI", "DeviceStore", "PrintBridgeCore", "Snapshots", "TestSupport",
+                "ControlAPI", "COpenSSL", "DeviceStore", "PrintBridgeCore", "Snapshots", "TestSupport",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
         .testTarget(

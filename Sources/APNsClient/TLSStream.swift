@@ -40,6 +40,7 @@ final class TLSStream {
     /// the protocol, a server that does not speak HTTP/2).
     func handshake() throws(HTTP2TransportError) -> Handshake {
         guard let ssl else { throw HTTP2TransportError(.tls, "TLS handshake with \(authority) failed: closed") }
+        pb_ssl_clear_stale_errors()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             var protocolName: UnsafePointer<UInt8>?
@@ -66,6 +67,7 @@ final class TLSStream {
     /// has nothing now. Throws when the connection ended.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(HTTP2TransportError) -> Int {
         guard let ssl else { throw lost() }
+        pb_ssl_clear_stale_errors()
         let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
         if count > 0 { return Int(count) }
         switch SSL_get_error(ssl, count) {
@@ -82,6 +84,7 @@ final class TLSStream {
     /// socket is full (wait for it to be writable). Throws when the connection broke.
     func write(_ bytes: [UInt8], from offset: Int) throws(HTTP2TransportError) -> Int {
         guard let ssl else { throw lost() }
+        pb_ssl_clear_stale_errors()
         let written = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32($0.count - offset)) }
         if written > 0 { return Int(written) }
         switch SSL_get_error(ssl, written) {

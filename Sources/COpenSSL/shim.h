@@ -17,6 +17,17 @@
 #include <openssl/x509v3.h>
 #include <openssl/decoder.h>
 
+/* SSL_get_error reads the calling thread's error queue first: an error an
+ * earlier OpenSSL call on the thread left there makes it answer
+ * SSL_ERROR_SSL for a read or handshake that only has to wait (its manual,
+ * doc/man3/SSL_get_error.pod: "The current thread's error queue must be
+ * empty before the TLS/SSL I/O operation is attempted, or SSL_get_error()
+ * will not work reliably"). Called before each TLS operation whose result
+ * goes to SSL_get_error; peeking first keeps the common case to a look. */
+static inline void pb_ssl_clear_stale_errors(void) {
+    if (ERR_peek_error() != 0) ERR_clear_error();
+}
+
 /* OPENSSL_VERSION_TEXT is a string macro; expose the header's compile-time version. */
 static inline const char *pb_openssl_header_version(void) { return OPENSSL_VERSION_TEXT; }
 

@@ -407,6 +407,7 @@ public final class HTTPServer: @unchecked Sendable {
         let count: Int
         if let ssl = connection.ssl {
             connection.tlsWantsWrite = false
+            pb_ssl_clear_stale_errors()
             let written = connection.output.withUnsafeBytes {
                 SSL_write(ssl, $0.baseAddress! + connection.written, Int32($0.count - connection.written))
             }
@@ -474,6 +475,7 @@ public final class HTTPServer: @unchecked Sendable {
         case .tls(let ssl, let established):
             connection.tlsWantsWrite = false
             if !established {
+                pb_ssl_clear_stale_errors()
                 let result = SSL_accept(ssl)
                 guard result == 1 else {
                     if !tlsShouldWait(connection, result) { drop(descriptor) }
@@ -483,6 +485,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             // Everything OpenSSL can give now (it may hold more than one read's worth).
             while true {
+                pb_ssl_clear_stale_errors()
                 let count = receiveBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
                 guard count > 0 else {
                     if !tlsShouldWait(connection, count) { drop(descriptor) }

@@ -78,6 +78,7 @@ final class LinkTLS {
         var plaintext: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
+            pb_ssl_clear_stale_errors()
             let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
                 plaintext += chunk[..<Int(count)]
@@ -98,6 +99,7 @@ final class LinkTLS {
     /// waits in `takeOutgoing`.
     func send(_ plaintext: [UInt8]) throws(Failure) {
         guard !plaintext.isEmpty else { return }
+        pb_ssl_clear_stale_errors()
         let written = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
         guard written == Int32(plaintext.count) else {
             throw Failure(message: "TLS: " + Self.queuedError(orElse: "could not write"))
@@ -117,6 +119,7 @@ final class LinkTLS {
     }
 
     private func handshake() throws(Failure) {
+        pb_ssl_clear_stale_errors()
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             handshakeDone = true

@@ -20,6 +20,27 @@ nonisolated(unsafe) let api: ControlAPI = {
         metrics: AgentMetrics(apnsMode: "dry-run"))
 }()
 
+/// A failed check stops the run with its message (libFuzzer keeps the
+/// input). `precondition` drops its message in optimised builds, as the
+/// fuzzers are built: CI's one failure of the TLS handshake check
+/// (2026-11-27) came without the SSL error that would say why.
+func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String = "", line: UInt = #line) {
+    if !condition() { fatalError("FuzzHTTP check failed: \(message())", line: line) }
+}
+
+/// What OpenSSL queued on this thread, for a failed check's message.
+func openSSLErrors() -> String {
+    var text: [String] = []
+    var code = ERR_get_error()
+    while code != 0 {
+        var buffer = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &buffer, buffer.count)
+        text.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        code = ERR_get_error()
+    }
+    return text.isEmpty ? "none" : text.joined(separator: "; ")
+}
+
 func summary(_ outcome: HTTPRequestParser.Outcome) -> String {
     switch outcome {
     case .incomplete: return "incomplete"
@@ -40,7 +61,7 @@ public func fuzzHTTP(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
     var split = bytes[0..<cut].withUnsafeBytes { pieces.append($0) }
     if case .incomplete = split { split = bytes[cut...].withUnsafeBytes { pieces.append($0) } }
-    precondition(summary(whole) == summary(split), "\(summary(whole)) vs \(summary(split))")
+    check(summary(whole) == summary(split), "\(summary(whole)) vs \(summary(split))")
     if bytes.count <= 4096 {
         var trickle = HTTPRequestParser(limits: limits)
         var outcome = HTTPRequestParser.Outcome.incomplete
@@ -49,12 +70,12 @@ public func fuzzHTTP(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             if case .incomplete = outcome { continue }
             break
         }
-        precondition(summary(whole) == summary(outcome), "\(summary(whole)) vs \(summary(outcome)) a byte at a time")
-        precondition(trickle.work <= bytes.count, "more work than bytes")
+        check(summary(whole) == summary(outcome), "\(summary(whole)) vs \(summary(outcome)) a byte at a time")
+        check(trickle.work <= bytes.count, "more work than bytes")
     }
     if case .complete(let request) = whole {
         let response = api.handle(request)
-        precondition((100..<600).contains(response.status))
+        check((100..<600).contains(response.status))
         _ = response.serialized()
     }
     // About one input in 32 (a handshake each: a few ms) also through the TLS
@@ -62,11 +83,11 @@ public func fuzzHTTP(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     if bytes.count <= 4096, bytes.reduce(0, { $0 &+ Int($1) }) % 32 == 0 {
         let (status, detail) = statusOverTLS(bytes)
         switch whole {
-        case .incomplete: precondition(status == nil, "an unfinished request was answered \(status ?? 0) over TLS")
+        case .incomplete: check(status == nil, "an unfinished request was answered \(status ?? 0) over TLS")
         case .invalid(let response):
-            precondition(status == response.status, "over TLS \(status ?? 0), parsed \(response.status); \(detail)")
+            check(status == response.status, "over TLS \(status ?? 0), parsed \(response.status); \(detail)")
         case .complete:
-            precondition(status.map { (100..<600).contains($0) } == true, "a request over TLS got no answer; \(detail)")
+            check(status.map { (100..<600).contains($0) } == true, "a request over TLS got no answer; \(detail)")
         }
     }
     return 0
@@ -100,7 +121,7 @@ enum TLSTarget {
 /// saw, for a failed check's message.
 func statusOverTLS(_ bytes: [UInt8]) -> (status: Int?, detail: String) {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    precondition(socket >= 0)
+    check(socket >= 0)
     defer { close(socket) }
     // Generous: a busy 2-core machine (CI, right after the test suite) must
     // not turn a slow answer into a failed check; libFuzzer's own -timeout
@@ -114,12 +135,15 @@ func statusOverTLS(_ bytes: [UInt8]) -> (status: Int?, detail: String) {
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    precondition(connected == 0, "the TLS server is not listening")
+    check(connected == 0, "the TLS server is not listening")
     let ssl = SSL_new(TLSTarget.shared.client)!
     defer { SSL_free(ssl) }
     SSL_set_fd(ssl, socket)
     let handshake = SSL_connect(ssl)
-    precondition(handshake == 1, "no TLS handshake with the agent's server: SSL error \(SSL_get_error(ssl, handshake)), errno \(errno)")
+    if handshake != 1 {
+        let code = SSL_get_error(ssl, handshake), error = errno
+        check(false, "no TLS handshake with the agent's server: SSL error \(code), errno \(error), OpenSSL: \(openSSLErrors())")
+    }
     if !bytes.isEmpty { _ = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) } }
     _ = SSL_shutdown(ssl)  // close_notify: the request ends here
     var answer: [UInt8] = []

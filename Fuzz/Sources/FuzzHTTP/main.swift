@@ -116,6 +116,22 @@ enum TLSTarget {
     }()
 }
 
+/// An OpenSSL call on the client's blocking socket, made again when a
+/// signal cut it short: libFuzzer's own timer (SIGALRM every second, for
+/// -timeout) makes recv return EINTR, which OpenSSL reports as WANT_READ.
+/// Taken for the server's doing, that failed CI's fuzzing twice on
+/// 2026-11-27 ("no TLS handshake", then "a request over TLS got no answer;
+/// ... SSL error 2, errno 4").
+func again(_ ssl: OpaquePointer, _ operation: () -> Int32) -> Int32 {
+    while true {
+        let result = operation()
+        guard result <= 0 else { return result }
+        let interrupted = errno == EINTR
+        let code = SSL_get_error(ssl, result)
+        guard interrupted && (code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE) else { return result }
+    }
+}
+
 /// The status line's code the TLS server answered `bytes` with (its side
 /// closed after them), or nil when it answered nothing; and what the client
 /// saw, for a failed check's message.
@@ -139,18 +155,18 @@ func statusOverTLS(_ bytes: [UInt8]) -> (status: Int?, detail: String) {
     let ssl = SSL_new(TLSTarget.shared.client)!
     defer { SSL_free(ssl) }
     SSL_set_fd(ssl, socket)
-    let handshake = SSL_connect(ssl)
+    let handshake = again(ssl) { SSL_connect(ssl) }
     if handshake != 1 {
         let code = SSL_get_error(ssl, handshake), error = errno
         check(false, "no TLS handshake with the agent's server: SSL error \(code), errno \(error), OpenSSL: \(openSSLErrors())")
     }
-    if !bytes.isEmpty { _ = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) } }
+    if !bytes.isEmpty { _ = bytes.withUnsafeBytes { data in again(ssl) { SSL_write(ssl, data.baseAddress, Int32(data.count)) } } }
     _ = SSL_shutdown(ssl)  // close_notify: the request ends here
     var answer: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     var ending = ""
     while answer.count < 1 << 20 {
-        let count = SSL_read(ssl, &chunk, Int32(chunk.count))
+        let count = chunk.withUnsafeMutableBytes { buffer in again(ssl) { SSL_read(ssl, buffer.baseAddress, Int32(buffer.count)) } }
         guard count > 0 else {
             ending = "read ended with SSL error \(SSL_get_error(ssl, count)), errno \(errno)"
             break

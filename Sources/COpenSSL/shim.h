@@ -61,11 +61,17 @@ static inline void pb_ssl_expect_server(SSL *ssl, const char *host) {
 /* A write that must be repeated may come from a buffer that moved. */
 static inline void pb_ssl_set_moving_write_buffer(SSL *ssl) { SSL_set_mode(ssl, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER); }
 
-/* The API's TLS server: options and modes are macros or bit macros. */
+/* The API's TLS server: options and modes are macros or bit macros. No
+ * resumption at all: no session cache, no TLS 1.2 tickets (SSL_OP_NO_TICKET)
+ * and no TLS 1.3 tickets (num_tickets 0; with NO_TICKET alone 1.3 would
+ * still issue stateful tickets), so every connection is a full handshake
+ * against the current certificate and nothing of a session outlives it. */
 static inline void pb_ssl_ctx_harden(SSL_CTX *ctx) {
-    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION
+                                 | SSL_OP_NO_TICKET);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_num_tickets(ctx, 0);
 }
 
 #endif

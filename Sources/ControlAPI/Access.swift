@@ -3,9 +3,14 @@
 /// the compiler points at every decision a new level needs.
 enum Access: String, Sendable, Hashable, CaseIterable {
     /// Anyone, without a credential: health checks (Docker's HEALTHCHECK,
-    /// load balancers), Prometheus, the pictures' signed links and pairing
-    /// (the one-time code is the credential there).
+    /// load balancers), Prometheus and the pictures' signed links. Never
+    /// held back.
     case `public`
+    /// Anyone, but what the body carries is a credential (pairing's
+    /// one-time code): a wrong one counts as a failed authentication, and
+    /// an address held back for guessing cannot use even the right one
+    /// until its wait is over.
+    case pairingCode
     /// What the unmodified seed app calls (registration, its Live Activity
     /// tokens, its own settings) and the printers' view: a credential (the
     /// admin API token or a phone's own), or a client on a trusted network
@@ -17,6 +22,11 @@ enum Access: String, Sendable, Hashable, CaseIterable {
     /// The agent's own pages (the status page): the admin token, or HA's
     /// ingress proxy in the add-on (HA's own sign-in stands before it).
     case admin
+}
+
+extension Access {
+    /// Anyone may call it, with or without a credential.
+    var admitsAnyone: Bool { self == .public || self == .pairingCode }
 }
 
 /// What a request shows of its sender, worked out once per request.
@@ -36,7 +46,7 @@ enum Caller: Hashable, Sendable {
 
     func may(_ access: Access) -> Bool {
         switch access {
-        case .public: return true
+        case .public, .pairingCode: return true
         case .token:
             switch self {
             case .stranger: return false
@@ -57,7 +67,8 @@ enum Caller: Hashable, Sendable {
 
     /// Whether the caller may act for device `deviceID` (its settings, its
     /// tokens, its alerts): a phone only for the device it registered; the
-    /// others as their level allows.
+    /// others as their level allows. The route table asks for every row
+    /// that names a device (`Route.device`).
     func mayActFor(device deviceID: String) -> Bool {
         if case .phone(_, let own) = self { return own == deviceID }
         return true
@@ -76,6 +87,19 @@ extension Caller: CustomStringConvertible {
         case .unguarded: "no auth"
         }
     }
+}
+
+/// Where a request names the device it acts for, when it does: the table
+/// lets a phone through only for its own device (403 otherwise), before the
+/// handler runs, for every row that has one. A `:deviceId` in the path is
+/// one without being written (`Route.init`), so a new route cannot forget it.
+enum DeviceReference: Hashable, Sendable {
+    /// A parameter of the path.
+    case path(String)
+    /// A parameter of the query string.
+    case query(String)
+    /// A string field of the JSON body (absent: the request names no device).
+    case body(String)
 }
 
 /// How a refused caller is asked for a credential (a 401's `WWW-Authenticate`).

@@ -40,7 +40,7 @@ extension AgentMetricDescription {
     /// Labels: outcome.
     static let apiAuthFailures = Self(
         name: "printbridge_api_auth_failures_total",
-        help: "API requests without a valid credential: refused (401), or throttled (429) after too many from one address.")
+        help: "API requests refused: refused (401, no valid credential), throttled (429, too many failures from one address), cross_site (403, sent by another site's page).")
     static let printers = Self(name: "printbridge_printers", help: "Printers being tracked.")
     static let devices = Self(name: "printbridge_devices", help: "Registered devices.")
     static let lastEventAge = Self(

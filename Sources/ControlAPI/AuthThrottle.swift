@@ -1,16 +1,23 @@
 import PrintBridgeCore
 import Synchronization
 
-/// Guessing is slow: failed authentication is counted per source address.
+/// Guessing is slow: failed authentication is counted per source (an
+/// address; an IPv6 client by its /64, since one host holds a whole /64).
 /// The first `freeFailures` (10) are answered 401 as usual; after that each
 /// failure shuts the source out for a while, doubling from `firstDelay` (1 s)
 /// to `maximumDelay` (5 min), and while it is shut out every request that
-/// needs a credential is answered 429 with `Retry-After` without looking at
-/// the credential. A source that fails no more for an hour starts afresh.
-/// At most `maximumSources` (1,024) are remembered; a new one then takes the
-/// place of the one whose last failure is oldest, so memory stays bounded
-/// whatever the number of addresses. Public routes (/healthz, /metrics, the
-/// pictures' signed links) are never held back.
+/// needs a credential (a pairing code included) is answered 429 with
+/// `Retry-After` without looking at the credential. Only time forgets: a
+/// source that fails no more for an hour starts afresh. A success forgets
+/// nothing, or one credential of one's own would buy endless guesses at
+/// others (nine wrong, one right, again); keeping a count per credential
+/// presented instead would keep guesses in memory and gain nothing the
+/// hour does not. At most `maximumSources` (1,024) are remembered; a new
+/// one takes the place of the one whose last failure is oldest among those
+/// not shut out (only when every one is shut out, of the one whose wait
+/// ends first), so a flood of new addresses cannot free a guesser early and
+/// memory stays bounded. Public routes (/healthz, /metrics, the pictures'
+/// signed links) are never held back.
 public final class AuthThrottle: Sendable {
     public let freeFailures: Int
     public let firstDelay: Double
@@ -66,10 +73,8 @@ public final class AuthThrottle: Sendable {
         return sources.withLock { sources in
             var entry = sources[source] ?? Source()
             if entry.failures > 0, now - entry.lastFailure > forgetAfter { entry = Source() }
-            if sources[source] == nil, sources.count >= maximumSources,
-                let stalest = sources.min(by: { $0.value.lastFailure < $1.value.lastFailure })?.key
-            {
-                sources[stalest] = nil
+            if sources[source] == nil, sources.count >= maximumSources, let room = Self.leastNeeded(sources, now: now) {
+                sources[room] = nil
             }
             entry.failures += 1
             entry.lastFailure = now
@@ -84,9 +89,23 @@ public final class AuthThrottle: Sendable {
         }
     }
 
-    /// A source authenticated: its count starts afresh.
-    public func succeeded(_ source: String) {
-        sources.withLock { $0[source] = nil }
+    /// What failures from a client address (16 bytes, as `TrustedNetworks`
+    /// makes them) count against: the IPv4 address, or an IPv6 address's
+    /// /64 (`2001:db8:1:2::/64`).
+    public static func source(_ peer: [UInt8]?) -> String {
+        guard let peer, peer.count == 16 else { return "unknown" }
+        if peer.prefix(12) == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] || peer == TrustedNetworks.ipv6Loopback {
+            return TrustedNetworks.text(peer)
+        }
+        return TrustedNetworks.text(Array(peer.prefix(8)) + [UInt8](repeating: 0, count: 8)) + "/64"
+    }
+
+    /// The source to forget for a new one: the stalest not shut out now;
+    /// when every one is, the one whose wait ends first.
+    private static func leastNeeded(_ sources: [String: Source], now: Double) -> String? {
+        let free = sources.filter { $0.value.blockedUntil <= now }
+        if let stalest = free.min(by: { $0.value.lastFailure < $1.value.lastFailure }) { return stalest.key }
+        return sources.min(by: { $0.value.blockedUntil < $1.value.blockedUntil })?.key
     }
 
     /// Sources remembered (for tests and metrics).

@@ -5,7 +5,8 @@ extension ControlAPI {
     /// `POST /api/pair` `{"code": "ABCD-EFGH", "name": "Sam's iPhone"}`: a
     /// one-time pairing code (from `printbridge pair`) traded for the phone's
     /// own credential, once. A wrong or expired code is a 401 and counts as a
-    /// failed authentication (guessing is held back as for tokens).
+    /// failed authentication; an address held back for guessing gets a 429
+    /// before the code is looked at (`Access.pairingCode`).
     func pair(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try object(request)
         var problems: [String: [String]] = [:]
@@ -29,18 +30,9 @@ extension ControlAPI {
         ]))
     }
 
-    /// A phone may act only for the device it registered (403 otherwise);
-    /// the admin token and the seed app's trusted networks as before.
-    func own(_ call: RouteCall, _ body: () throws -> HTTPResponse) throws -> HTTPResponse {
-        guard call.caller.mayActFor(device: call["deviceId"]) else {
-            return APIError.response(403, "A phone's credential acts only for the device it registered")
-        }
-        return try body()
-    }
-
     /// `DELETE /api/devices/{deviceId}/credential`: the device's credentials
     /// stop working at once (the admin token, or the phone itself: signing out).
-    func revoke(_ deviceID: String, by caller: Caller) throws -> HTTPResponse {
+    func revoke(_ deviceID: String) throws -> HTTPResponse {
         let revoked = try store.revokeCredentials(of: deviceID)
         guard revoked > 0 else { return APIError.response(404, "No live credential for this device") }
         return HTTPResponse(status: 200, body: JSONText.object([
@@ -74,27 +66,32 @@ public struct PairingOffer: Sendable {
 }
 
 extension ControlAPI {
-    /// A browser's form post must come from this agent's own page: an
-    /// `Origin` naming another host (another site's page posting here with
-    /// the admin's remembered credentials) is refused.
-    private func sameOrigin(_ request: HTTPRequest) -> Bool {
-        guard let origin = request.headers["origin"], origin != "null" else { return true }
-        guard let host = request.headers["host"] else { return false }
-        let originHost = origin.split(separator: "/").dropFirst().first.map(String.init) ?? ""
-        // Behind HA's ingress the page's origin is HA's, which forwards the Host it was asked for.
-        return originHost == host || request.headers["x-forwarded-host"] == originHost
-    }
-
-    private func htmlPage(_ status: Int, _ title: String, _ body: String) -> HTTPResponse {
+    /// A page of the agent's own (the pairing code, a refusal), with the
+    /// status page's headers.
+    func htmlPage(_ status: Int, _ title: String, _ body: String) -> HTTPResponse {
         var response = HTTPResponse(
             status: status, body: StatusPage.standalone(title: title, body: body), contentType: "text/html; charset=utf-8")
-        response.extraHeaders = [("Cache-Control", "no-store")]
+        response.extraHeaders = StatusPage.headers
         return response
+    }
+
+    /// Whether a form post carries this agent's form token (`form`, which
+    /// only the status page holds; compared in constant time). The
+    /// cross-site check (`CrossSite`) has run before; the token also holds
+    /// for a browser that sends neither `Origin` nor Fetch Metadata.
+    private func carriesFormToken(_ request: HTTPRequest) -> Bool {
+        let body = String(decoding: request.body, as: UTF8.self)
+        guard let given = QueryString(body)?["form"] else { return false }
+        return Self.sameBytes(Array(given.utf8), Array(formToken.utf8))
+    }
+
+    private func staleForm() -> HTTPResponse {
+        htmlPage(403, "Refused", #"<p>This form is only taken from the agent's own page. <a href="./">Open the page again</a> and retry.</p>"#)
     }
 
     /// `POST /pairing-code` from the status page: a one-time code and its QR code.
     func pairingPage(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard sameOrigin(request) else { return htmlPage(403, "Refused", "<p>This form is only taken from the agent's own page.</p>") }
+        guard carriesFormToken(request) else { return staleForm() }
         guard let pairing else { return htmlPage(404, "No pairing here", "<p>This agent offers no pairing code.</p>") }
         let made = try pairing.make()
         let qr = "data:image/png;base64," + Base64.encode(made.png)
@@ -111,7 +108,7 @@ extension ControlAPI {
     /// `POST /devices/{deviceId}/revoke` from the status page: the phone's
     /// credential stops working; back to the page.
     func revokeFromPage(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        guard sameOrigin(request) else { return htmlPage(403, "Refused", "<p>This form is only taken from the agent's own page.</p>") }
+        guard carriesFormToken(request) else { return staleForm() }
         let revoked = try store.revokeCredentials(of: deviceID)
         var response = HTTPResponse(status: 303, body: "", contentType: "text/plain; charset=utf-8")
         // Relative: back to the page under HA's ingress prefix too.

@@ -13,20 +13,19 @@ extension ControlAPI {
         Route(.post, "/devices/:deviceId/revoke", .admin, challenge: .basic) { api, call in
             try api.revokeFromPage(call["deviceId"], call.request)
         },
-        Route(.post, "/api/pair", .public) { api, call in try api.pair(call.request) },
+        Route(.post, "/api/pair", .pairingCode) { api, call in try api.pair(call.request) },
         Route(.post, "/api/devices/register", .token) { api, call in try api.register(call.request, caller: call.caller) },
-        Route(.post, "/api/devices/activity-token", .token) { api, call in try api.activityToken(call.request) },
-        Route(.get, "/api/devices/by-printer/:prefix", .credential) { api, call in try api.byPrinter(call["prefix"]) },
-        Route(.patch, "/api/devices/:deviceId/settings", .token) { api, call in
-            try api.own(call) { try api.settings(call["deviceId"], call.request) }
+        Route(.post, "/api/devices/activity-token", .token, device: .body("deviceId")) { api, call in
+            try api.activityToken(call.request)
         },
+        Route(.get, "/api/devices/by-printer/:prefix", .credential) { api, call in try api.byPrinter(call["prefix"], caller: call.caller) },
+        // A path's :deviceId is checked against a phone's own device by the table (`Route.device`).
+        Route(.patch, "/api/devices/:deviceId/settings", .token) { api, call in try api.settings(call["deviceId"], call.request) },
         Route(.post, "/api/devices/:deviceId/push-to-start-token", .token) { api, call in
-            try api.own(call) { try api.pushToStart(call["deviceId"], call.request) }
+            try api.pushToStart(call["deviceId"], call.request)
         },
-        Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.own(call) { try api.remove(call["deviceId"]) } },
-        Route(.delete, "/api/devices/:deviceId/credential", .credential) { api, call in
-            try api.own(call) { try api.revoke(call["deviceId"], by: call.caller) }
-        },
+        Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.remove(call["deviceId"]) },
+        Route(.delete, "/api/devices/:deviceId/credential", .credential) { api, call in try api.revoke(call["deviceId"]) },
         Route(.get, "/api/config/apns/status", .token) { api, _ in api.apnsStatus() },
         Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },
         Route(.get, "/api/printers", .token) { api, _ in api.printerList() },
@@ -35,7 +34,7 @@ extension ControlAPI {
         Route(.post, "/api/printers/:prefix/actions/:action", .credential, answersLater: { api, call, reply in
             api.action(call["prefix"], call["action"], call.request, reply: reply)
         }),
-        Route(.get, "/api/notifications", .credential) { api, call in try api.notifications(call.request, caller: call.caller) },
+        Route(.get, "/api/notifications", .credential, device: .query("device")) { api, call in try api.notifications(call.request) },
         // The signed link is the credential (a phone's notification extension has no token).
         Route(.get, "/api/snapshots/:name", .public) { api, call in try api.snapshot(call["name"], call.request) },
     ]
@@ -47,10 +46,10 @@ extension Route where Handler == ControlAPI.Handler {
     /// A row whose handler answers at once.
     init(
         _ method: HTTPMethod, _ path: String, _ access: Access, challenge: AuthChallenge = .bearer,
-        _ handler: @escaping @Sendable (ControlAPI, RouteCall) throws -> HTTPResponse
+        device: DeviceReference? = nil, _ handler: @escaping @Sendable (ControlAPI, RouteCall) throws -> HTTPResponse
     ) {
         let answersNow: ControlAPI.Handler = { api, call, _ in try handler(api, call) }
-        self.init(method, path, access, challenge: challenge, answersNow)
+        self.init(method, path, access, challenge: challenge, device: device, answersNow)
     }
 
     /// A row whose handler may answer later, through the reply.

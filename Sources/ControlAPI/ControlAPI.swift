@@ -55,6 +55,9 @@ public struct ControlAPI: Sendable {
     let oldWayIn: @Sendable (_ caller: String, _ peer: String) -> Void
     /// Makes a pairing code with its QR code for the status page (nil: none offered).
     let pairing: PairingOffer?
+    /// The status page's forms carry it and their posts must (random, made
+    /// at start): another site's page cannot read it.
+    let formToken = Base64.urlEncode(PhoneCredentials.random(32))
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
@@ -104,20 +107,27 @@ public struct ControlAPI: Sendable {
 
     /// Answers one request, now (the response) or later (nil: the route's
     /// handler answers through `reply`, which the server then writes).
+    ///
+    /// In order: what a browser sent for another site's page (a post, or a
+    /// read it did not navigate to) is a 403 before anything else (it is not a guess, and a hostile
+    /// page cannot use it to hold the user's address back); an address held
+    /// back for guessing gets a 429 before its credential is looked at; a
+    /// caller the row does not admit a 401 (counted); a body not declared
+    /// JSON under /api a 415; a phone naming another phone's device a 403.
     public func handle(_ request: HTTPRequest, reply: HTTPReply) -> HTTPResponse? {
         let segments = request.path.split(separator: "/")
         switch Self.table.resolve(method: request.method, segments: segments) {
         case .found(let route, let parameters):
+            if route.access != .public, let refusal = crossSiteRefusal(request) { return refusal }
             if route.access != .public, let wait = throttled(request) { return wait }
-            let caller = caller(request)
+            let caller = caller(request, acceptsBasic: route.challenge == .basic)
             guard caller.may(route.access) else { return refused(request, route.challenge) }
-            switch caller {
-            case .tokenHolder, .phone: authThrottle.succeeded(source(request))
-            default: break
-            }
+            if let refusal = mediaTypeRefusal(request) { return refusal }
+            let call = RouteCall(request: request, parameters: parameters, caller: caller)
+            if let refusal = ownershipRefusal(route, call) { return refusal }
             noteOldWayIn(caller, request)
             do {
-                return try route.handler(self, RouteCall(request: request, parameters: parameters, caller: caller), reply)
+                return try route.handler(self, call, reply)
             } catch let error as Invalid {
                 return APIError.response(400, "Invalid request", details: error.details)
             } catch {
@@ -136,6 +146,44 @@ public struct ControlAPI: Sendable {
         }
     }
 
+    /// 403 for what a browser sent for another site's page (`CrossSite`: a
+    /// post, or a read it did not navigate to); nil otherwise. Behind HA's
+    /// ingress the page's origin is HA's, and the proxy says which host the
+    /// browser asked for.
+    private func crossSiteRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        let forwarded = request.peer.flatMap { ingressProxy.contains($0) ? request.headers["x-forwarded-host"] : nil }
+        guard CrossSite.isCrossSite(request, forwardedHost: forwarded) else { return nil }
+        metrics?.authFailure(outcome: "cross_site")
+        if request.path.hasPrefix("/api/") || request.path == "/api" {
+            return APIError.response(403, "Refused: sent by a web page of another site")
+        }
+        return htmlPage(403, "Refused", "<p>This form is only taken from the agent's own page.</p>")
+    }
+
+    /// 415 for a body under /api that is not declared `application/json`
+    /// (a page can post text/plain to another site without asking; JSON it
+    /// cannot, without a CORS preflight the agent never answers).
+    private func mediaTypeRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard !request.body.isEmpty, request.path.hasPrefix("/api/"), !CrossSite.declaresJSON(request) else { return nil }
+        return APIError.response(415, "The body must be JSON, sent with Content-Type: application/json")
+    }
+
+    /// 403 when the caller is a phone and the request names another
+    /// device than the one its credential is bound to, wherever the row
+    /// says the request names it (`Route.device`).
+    private func ownershipRefusal(_ route: Route<Handler>, _ call: RouteCall) -> HTTPResponse? {
+        guard case .phone = call.caller, let reference = route.device else { return nil }
+        let named: String?
+        switch reference {
+        case .path(let name): named = call.parameters[name]
+        case .query(let name): named = QueryString(call.request.query)?[name]
+        case .body(let field):
+            named = (try? JSONParser.parse(call.request.body))?.objectValue?[field]?.stringValue
+        }
+        guard let named, !call.caller.mayActFor(device: named) else { return nil }
+        return APIError.response(403, "A phone's credential acts only for the device it registered")
+    }
+
     /// Field problems, in the seed's {details: {field: [messages]}} form.
     struct Invalid: Error {
         var details: [String: [String]]
@@ -143,17 +191,18 @@ public struct ControlAPI: Sendable {
 
     /// A path or method the table lacks, asked by a caller whom no row of
     /// the path's first segment admits (a stranger under /api): a 401, so
-    /// strangers learn nothing of which routes exist. Nil otherwise. A
-    /// public row deeper in the area (`/api/snapshots/:name`) admits only to
-    /// paths under its own literal segments.
+    /// strangers learn nothing of which routes exist. Nil otherwise. A row
+    /// anyone may call deeper in the area (`/api/snapshots/:name`,
+    /// `/api/pair`) admits only to paths under its own literal segments.
     private func areaRefusal(_ segments: [Substring], _ request: HTTPRequest) -> HTTPResponse? {
         let area = Self.table.area(of: segments)
         guard let first = area.first else { return nil }
+        if let refusal = crossSiteRefusal(request) { return refusal }
         if let wait = throttled(request) { return wait }
-        let caller = caller(request)
+        let caller = caller(request, acceptsBasic: first.challenge == .basic)
         let admits = area.contains { route in
             guard caller.may(route.access) else { return false }
-            guard route.access == .public else { return true }
+            guard route.access.admitsAnyone else { return true }
             let literals = route.segments.prefix { if case .literal = $0 { return true } else { return false } }
             return zip(literals, segments).allSatisfy { segment, given in segment == .literal(String(given)) }
                 && segments.count >= literals.count
@@ -173,9 +222,10 @@ public struct ControlAPI: Sendable {
         }
     }
 
-    /// The source address a request's failures are counted against.
+    /// What a request's failures are counted against: its address (an
+    /// IPv6 client's /64).
     private func source(_ request: HTTPRequest) -> String {
-        request.peer.map(TrustedNetworks.text) ?? "unknown"
+        AuthThrottle.source(request.peer)
     }
 
     /// 429 while the request's source is shut out for failed authentication.
@@ -212,18 +262,22 @@ public struct ControlAPI: Sendable {
         }
     }
 
-    /// Who sent the request: the API token as a Bearer token, or as the
-    /// password of HTTP Basic (what a browser sends for the status page),
-    /// compared in constant time; else a client on a trusted network.
-    func caller(_ request: HTTPRequest) -> Caller {
+    /// Who sent the request. A credential presented is judged by itself,
+    /// whatever the network: the admin token (Bearer; Basic's password too
+    /// where the row asks a browser for it, `acceptsBasic`: the status
+    /// page, never /api) or a phone's own credential; anything else in
+    /// `Authorization` makes a stranger, so the guess is counted and a
+    /// misconfigured app is told its credential is wrong. Without one:
+    /// HA's ingress proxy, or a trusted network unless a browser sent it.
+    func caller(_ request: HTTPRequest, acceptsBasic: Bool = false) -> Caller {
         guard let apiToken else { return .unguarded }
         if let header = request.headers["authorization"] {
-            if Self.matches(header, apiToken) { return .tokenHolder }
-            if let phone = phone(header) { return phone }
+            if Self.matches(header, apiToken, acceptsBasic: acceptsBasic) { return .tokenHolder }
+            return phone(header) ?? .stranger
         }
         if let peer = request.peer {
             if ingressProxy.contains(peer) { return .ingressProxy }
-            if trustedNetworks.contains(peer) { return .trustedNetwork }
+            if trustedNetworks.contains(peer), !CrossSite.isFromBrowser(request) { return .trustedNetwork }
         }
         return .stranger
     }
@@ -246,19 +300,22 @@ public struct ControlAPI: Sendable {
         }
     }
 
-    private static func matches(_ header: String, _ apiToken: String) -> Bool {
+    private static func matches(_ header: String, _ apiToken: String, acceptsBasic: Bool) -> Bool {
         let given: [UInt8]
         if header.lowercased().hasPrefix("bearer ") {
             given = Array(header.dropFirst(7).utf8)
-        } else if header.lowercased().hasPrefix("basic "), let decoded = Base64.decode(header.dropFirst(6)),
+        } else if acceptsBasic, header.lowercased().hasPrefix("basic "), let decoded = Base64.decode(header.dropFirst(6)),
             let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
         {
             given = Array(decoded[(colon + 1)...])
         } else {
             return false
         }
-        let expected = Array(apiToken.utf8)
-        // Compare in constant time so the token cannot be guessed byte by byte.
+        return sameBytes(given, Array(apiToken.utf8))
+    }
+
+    /// Compared in constant time, so a secret cannot be guessed byte by byte.
+    static func sameBytes(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
         var difference = given.count == expected.count ? 0 : 1
         for index in 0..<min(given.count, expected.count) { difference |= Int(given[index] ^ expected[index]) }
         return difference == 0
@@ -297,9 +354,10 @@ public struct ControlAPI: Sendable {
         for credential in (try? store.phoneCredentials()) ?? [] where credential.revokedAt == nil {
             if let device = credential.deviceID { model.liveCredentials[device, default: 0] += 1 }
         }
+        model.formToken = formToken
         let page = StatusPage.render(model)
         var response = HTTPResponse(status: 200, body: page, contentType: "text/html; charset=utf-8")
-        response.extraHeaders = [("Cache-Control", "no-store")]
+        response.extraHeaders = StatusPage.headers
         return response
     }
 
@@ -421,8 +479,13 @@ public struct ControlAPI: Sendable {
         return HTTPResponse(status: 200, body: #"{"success":true,"message":"Device unregistered"}"#)
     }
 
-    func byPrinter(_ prefix: String) throws -> HTTPResponse {
-        let devices = try store.devices().filter { $0.follows(prefix) && $0.preferences.notificationsEnabled }
+    /// The devices following a printer (the seed's list). A phone sees
+    /// only its own row: other phones' ids are what the per-device routes
+    /// take, and none of its business.
+    func byPrinter(_ prefix: String, caller: Caller = .unguarded) throws -> HTTPResponse {
+        let devices = try store.devices().filter { device in
+            device.follows(prefix) && device.preferences.notificationsEnabled && caller.mayActFor(device: device.id)
+        }
         let rows = devices.map { device in
             JSONText.object([
                 ("id", JSONText.quoted(device.id)), ("apns_token", JSONText.quoted(TokenFormat.shortened(device.apnsToken))),

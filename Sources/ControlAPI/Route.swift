@@ -22,10 +22,19 @@ struct Route<Handler: Sendable>: Sendable {
     let path: String
     let access: Access
     let challenge: AuthChallenge
+    /// Where the request names the device it acts for (a phone may act only
+    /// for its own): `device:` as given, else the path's `:deviceId`.
+    let device: DeviceReference?
     let handler: Handler
     let segments: [Segment]
 
-    init(_ method: HTTPMethod, _ path: String, _ access: Access, challenge: AuthChallenge = .bearer, _ handler: Handler) {
+    /// The path parameter that names a device wherever it appears.
+    static var deviceParameter: String { "deviceId" }
+
+    init(
+        _ method: HTTPMethod, _ path: String, _ access: Access, challenge: AuthChallenge = .bearer,
+        device: DeviceReference? = nil, _ handler: Handler
+    ) {
         self.method = method
         self.path = path
         self.access = access
@@ -34,6 +43,7 @@ struct Route<Handler: Sendable>: Sendable {
         segments = path.split(separator: "/").map { part in
             part.first == ":" ? .parameter(String(part.dropFirst())) : .literal(String(part))
         }
+        self.device = device ?? (segments.contains(.parameter(Self.deviceParameter)) ? .path(Self.deviceParameter) : nil)
     }
 
     /// The path as OpenAPI writes it: `{name}` for `:name`.

@@ -22,6 +22,8 @@ public enum StatusPage {
         public var offersPairing = false
         /// Each printer's statistics over the last `statisticsDays` days, by prefix.
         public var statistics: [String: Statistics] = [:]
+        /// What the page's forms carry to show they came from it.
+        public var formToken = ""
 
         public init(
             overview: AgentMetrics.Overview?, printers: [PrinterSnapshot], devices: [Device], history: [PrintRecord],
@@ -34,6 +36,25 @@ public enum StatusPage {
             self.history = history
             self.now = now
         }
+    }
+
+    /// The headers of every page of the agent's: never cached; never shown
+    /// in another site's frame (its buttons cannot be click-jacked; HA's
+    /// ingress frames it from HA's own origin, which is the page's there);
+    /// nothing loaded but its own pictures and inline style; forms post only
+    /// to the agent.
+    static let headers: [(String, String)] = [
+        ("Cache-Control", "no-store"),
+        ("X-Frame-Options", "SAMEORIGIN"),
+        ("Content-Security-Policy",
+         "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'self'; base-uri 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "same-origin"),
+    ]
+
+    /// A form's hidden field that says it came from the page.
+    static func formField(_ model: Model) -> String {
+        #"<input type="hidden" name="form" value="\#(escape(model.formToken))">"#
     }
 
     /// How many prints the page shows per printer.
@@ -55,7 +76,8 @@ public enum StatusPage {
         html += printers(model)
         html += phones(model)
         if model.offersPairing {
-            html += section("Pair a phone", #"<form method="post" action="pairing-code"><button type="submit">Show a pairing code</button></form>"#
+            html += section("Pair a phone", #"<form method="post" action="pairing-code">"# + formField(model)
+                + #"<button type="submit">Show a pairing code</button></form>"#
                 + #"<p class="quiet">A one-time code for the app to scan, valid for 10 minutes.</p>"#)
         }
         html += pushes(model)
@@ -156,9 +178,9 @@ public enum StatusPage {
                 notes.append("Live Activity: " + device.activityTokens.keys.sorted().map(escape).joined(separator: ", "))
             }
             if model.liveCredentials[device.id, default: 0] > 0 {
-                // A form, not a link: a POST, checked to come from this page (Origin).
+                // A form, not a link: a POST, checked to come from this page (its token, Origin).
                 notes.append(#"own credential <form class="inline" method="post" action="devices/\#(escape(device.id))/revoke">"#
-                    + #"<button type="submit">Revoke</button></form>"#)
+                    + formField(model) + #"<button type="submit">Revoke</button></form>"#)
             }
             let follows = device.printerPrefixes.isEmpty
                 ? "all printers" : device.printerPrefixes.sorted().map(escape).joined(separator: ", ")

@@ -27,6 +27,8 @@ public struct TrustedNetworks: Hashable, Sendable {
     /// The machine itself, exactly: 127.0.0.1 and ::1 (a process on another
     /// loopback address is treated as the LAN).
     public static let loopback = try! TrustedNetworks(parsing: "127.0.0.1/32,::1/128")
+    /// ::1 as 16 bytes.
+    static let ipv6Loopback: [UInt8] = [UInt8](repeating: 0, count: 15) + [1]
 
     /// Parses a comma- or space-separated list of CIDRs (a bare address is
     /// that one host).

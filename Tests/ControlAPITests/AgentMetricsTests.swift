@@ -35,7 +35,7 @@ import TestSupport
         ("printbridge_snapshots_total", "counter",
          "Pictures of the print asked for alerts, by outcome (taken, none) and why there was none.", ["outcome", "reason"]),
         ("printbridge_api_auth_failures_total", "counter",
-         "API requests without a valid credential: refused (401), or throttled (429) after too many from one address.",
+         "API requests refused: refused (401, no valid credential), throttled (429, too many failures from one address), cross_site (403, sent by another site's page).",
          ["outcome"]),
         ("printbridge_printers", "gauge", "Printers being tracked.", []),
         ("printbridge_devices", "gauge", "Registered devices.", []),

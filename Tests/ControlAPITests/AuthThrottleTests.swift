@@ -33,13 +33,45 @@ import Testing
             clock.advance(failure.blockedFor)
         }
         #expect(waits == [2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300, 300])
-        // An hour without a failure: a fresh start.
+        // An hour without a failure: a fresh start, and only that.
         clock.advance(3_601)
         #expect(throttle.failed("a").blockedFor == 0)
-        // A success forgets the count.
-        for _ in 0..<9 { throttle.failed("a") }
-        throttle.succeeded("a")
-        #expect(throttle.failed("a").failures == 1)
+    }
+
+    /// One IPv6 host holds a whole /64: its addresses are one source, and
+    /// 1,024 of them cannot push a held address out of the table.
+    @Test func anIPv6ClientCountsByItsSlash64() throws {
+        let one = try #require(TrustedNetworks.address("2001:db8:1:2::1")), other = try #require(TrustedNetworks.address("2001:db8:1:2:ffff::9"))
+        #expect(AuthThrottle.source(one) == "2001:db8:1:2::/64" && AuthThrottle.source(other) == AuthThrottle.source(one))
+        #expect(AuthThrottle.source(TrustedNetworks.address("2001:db8:1:3::1")) == "2001:db8:1:3::/64")
+        #expect(AuthThrottle.source(TrustedNetworks.address("192.0.2.7")) == "192.0.2.7")
+        #expect(AuthThrottle.source(TrustedNetworks.address("::ffff:192.0.2.7")) == "192.0.2.7")
+        #expect(AuthThrottle.source(TrustedNetworks.address("::1")) == "::1")
+        #expect(AuthThrottle.source(nil) == "unknown")
+    }
+
+    /// A guesser held back stays held back while a flood of new addresses
+    /// (each failing once) fills the table: the free ones make room.
+    @Test func aFloodOfNewAddressesDoesNotFreeAHeldOne() {
+        let clock = Clock()
+        let throttle = AuthThrottle(maximumSources: 100, clock: clock.read)
+        for _ in 0..<16 { throttle.failed("guesser") }
+        let wait = throttle.waiting("guesser")
+        #expect(wait != nil)
+        for index in 0..<10_000 {
+            clock.advance(0.001)
+            throttle.failed("10.0.\(index / 256).\(index % 256)")
+        }
+        #expect(throttle.count == 100)
+        #expect(throttle.waiting("guesser") != nil, "still held after 10,000 new addresses")
+        #expect(throttle.failed("guesser").failures == 17, "its count kept")
+        // Every one held: the one whose wait ends first makes room.
+        let full = AuthThrottle(maximumSources: 3, clock: clock.read)
+        for (name, failures) in [("a", 12), ("b", 14), ("c", 11)] {
+            for _ in 0..<failures { full.failed(name) }
+        }
+        full.failed("d")
+        #expect(full.count == 3 && full.waiting("c") == nil && full.waiting("a") != nil && full.waiting("b") != nil)
     }
 
     @Test func memoryStaysBoundedTheStalestAddressGoesFirst() {

@@ -177,7 +177,7 @@ import Testing
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("DaemonTests/Fixtures/seed-app")
         let body = try Data(contentsOf: fixtures.appendingPathComponent("activity-token-phone-a.json"))
-        let reply = api.handle(HTTPRequest(method: "POST", path: "/api/devices/activity-token", body: Array(body)))
+        let reply = api.handle(HTTPRequest(method: "POST", path: "/api/devices/activity-token", headers: ["content-type": "application/json"], body: Array(body)))
         #expect(reply.status == 200)
         let token = try #require((try JSONSerialization.jsonObject(with: body) as? [String: String])?["activityToken"])
         #expect(try store.devicesAndActivities().compactMap { $0.activityTokens["x1c_00m09a350100123"] } == [token])
@@ -199,7 +199,8 @@ import Testing
         let api = ControlAPI(
             store: store, apiToken: nil, apns: .init(configured: true, bundleID: "b", production: false),
             storeFailed: { line in logged.withLock { $0.append(line) } })
-        let reply = api.handle(HTTPRequest(method: "POST", path: "/api/devices/register", body: Array(registerBody(phone).utf8)))
+        let reply = api.handle(HTTPRequest(
+            method: "POST", path: "/api/devices/register", headers: ["content-type": "application/json"], body: Array(registerBody(phone).utf8)))
         #expect(reply.status == 500)
         let lines = logged.withLock { $0 }
         #expect(lines.count == 1)
@@ -278,7 +279,8 @@ import Testing
             let concrete = path.replacingOccurrences(of: "{deviceId}", with: "some-device").replacingOccurrences(of: "{prefix}", with: "x1c")
             for method in (operations.objectValue ?? [:]).keys {
                 documented.insert("\(method.uppercased()) \(path)")
-                let response = api.handle(HTTPRequest(method: method.uppercased(), path: concrete, body: Array("{}".utf8)))
+                let response = api.handle(HTTPRequest(
+                    method: method.uppercased(), path: concrete, headers: ["content-type": "application/json"], body: Array("{}".utf8)))
                 #expect(response.status != 405, "\(method) \(path) is documented but not served")
                 #expect(!(response.status == 404 && response.body.contains("Not found")), "\(method) \(path) is documented but unknown")
             }

@@ -19,12 +19,15 @@ import Testing
         var documented: [String: String] = [:]
         for (path, item) in paths {
             for (method, operation) in item.objectValue ?? [:] where HTTPMethod(rawValue: method.uppercased()) != nil {
-                let parameters = ((item["parameters"]?.arrayValue ?? []) + (operation["parameters"]?.arrayValue ?? []))
-                    .filter { $0["in"]?.stringValue == "path" }.compactMap { $0["name"]?.stringValue }
-                // Public: `security: []`; else the level in PrintBridge's `x-access` (token, credential, admin).
-                let access = operation["security"]?.arrayValue?.isEmpty == true
-                    ? Access.public : Access(rawValue: operation["x-access"]?.stringValue ?? "missing")
-                documented["\(method.uppercased()) \(path)"] = "\(access.map { "\($0)" } ?? "no x-access") \(parameters.sorted())"
+                let all = (item["parameters"]?.arrayValue ?? []) + (operation["parameters"]?.arrayValue ?? [])
+                let parameters = all.filter { $0["in"]?.stringValue == "path" }.compactMap { $0["name"]?.stringValue }
+                // Public: `security: []` (pairingCode: `security: []` and that `x-access`); else the level in
+                // PrintBridge's `x-access` (token, credential, admin).
+                let level = operation["x-access"]?.stringValue
+                let access = operation["security"]?.arrayValue?.isEmpty == true && level == nil
+                    ? Access.public : Access(rawValue: level ?? "missing")
+                documented["\(method.uppercased()) \(path)"] =
+                    "\(access.map { "\($0)" } ?? "no x-access") \(parameters.sorted()) device: \(Self.device(named: operation, all))"
             }
         }
         var rows: [String: String] = [:]
@@ -32,7 +35,8 @@ import Testing
             let parameters = route.segments.compactMap { segment -> String? in
                 if case .parameter(let name) = segment { name } else { nil }
             }
-            rows["\(route.method.rawValue) \(route.openAPIPath)"] = "\(route.access) \(parameters.sorted())"
+            rows["\(route.method.rawValue) \(route.openAPIPath)"] =
+                "\(route.access) \(parameters.sorted()) device: \(route.device.map { "\($0)" } ?? "none")"
         }
         #expect(rows.count == ControlAPI.routes.count, "a row twice")
         for (operation, description) in documented where rows[operation] != description {
@@ -41,6 +45,21 @@ import Testing
         for (row, description) in rows where documented[row] == nil {
             Issue.record("the row \(row) (\(description)) is not in docs/openapi.json")
         }
+    }
+
+    /// Where an operation of docs/openapi.json names a device: its path's
+    /// `deviceId`, a query parameter `device`, or a `deviceId` in its JSON
+    /// body. Every such row must say so (`Route.device`), so the table
+    /// checks a phone's ownership before the handler runs.
+    static func device(named operation: JSONValue, _ parameters: [JSONValue]) -> String {
+        if parameters.contains(where: { $0["in"]?.stringValue == "path" && $0["name"]?.stringValue == "deviceId" }) {
+            return "\(DeviceReference.path("deviceId"))"
+        }
+        if parameters.contains(where: { $0["in"]?.stringValue == "query" && $0["name"]?.stringValue == "device" }) {
+            return "\(DeviceReference.query("device"))"
+        }
+        let body = operation["requestBody"]?["content"]?["application/json"]?["schema"]?["properties"]?.objectValue
+        return body?["deviceId"] != nil ? "\(DeviceReference.body("deviceId"))" : "none"
     }
 
     @Test func theAPITableIsValid() {
@@ -128,7 +147,7 @@ import Testing
     func answer(_ method: String, _ path: String, token: String? = nil, basic: String? = nil, from peer: String = "192.0.2.1")
         -> HTTPResponse
     {
-        var headers: [String: String] = [:]
+        var headers = ["content-type": "application/json"]
         if let token { headers["authorization"] = "Bearer \(token)" }
         if let basic { headers["authorization"] = "Basic " + Data("me:\(basic)".utf8).base64EncodedString() }
         return api.handle(HTTPRequest(method: method, path: path, headers: headers, body: Array("{}".utf8),
@@ -177,7 +196,9 @@ import Testing
         let method = answer("DELETE", "/api/devices/register", token: "route-token-0123456789")
         #expect(method.status == 405 && header(method, "Allow") == "POST", "register's path, not :deviceId's")
         #expect(answer("GET", "/api/nothing", from: "10.9.9.9").status == 404)
-        #expect(answer("GET", "/api/config/apns/status", token: "wrong", from: "10.9.9.9").status == 200)
+        // Issue 48: a credential sent is judged by itself, on a trusted network too.
+        #expect(answer("GET", "/api/config/apns/status", token: "wrong", from: "10.9.9.9").status == 401)
+        #expect(answer("GET", "/api/config/apns/status", from: "10.9.9.9").status == 200)
         #expect(answer("GET", "/api/devices/by-printer/settings", token: "route-token-0123456789").status == 200)
     }
 }

@@ -764,6 +764,7 @@ import FoundationNetworking
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(apiPort)/api/devices/register")!)
         request.httpMethod = "POST"
         request.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"apnsToken":"\#(String(repeating: "ab", count: 32))","haUrl":"http://ha:8123","printerPrefix":"x1c_00m09a350100123","printerName":"Workshop"}"#.utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)

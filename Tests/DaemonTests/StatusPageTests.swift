@@ -50,7 +50,10 @@ import Testing
     func call(_ port: Int, _ method: String, _ path: String, body: String? = nil, authorization: String? = "Bearer \(DaemonTests.apiToken)") async throws -> Reply {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
-        if let body { request.httpBody = Data(body.utf8) }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
@@ -130,12 +133,20 @@ import Testing
             $0.hasPrefix("200 image/png ") && $0.contains("/api/hassio_ingress/aBcD1234ingress/api/snapshots/")
         }, "the browser fetched the picture: \(requests)")
 
-        // The page's form through the ingress path: its Origin is HA's, which forwards the host it was asked.
+        // The page's form through the ingress path, as the browser posts it: its Origin is HA's, which
+        // forwards the host it was asked; the form token from the page.
+        let marker = try #require(dom.range(of: #"name="form" value=""#), "the page's forms carry its token")
+        let token = String(dom[marker.upperBound...].prefix { $0 != "\"" })
         let form = try CommandRunner.execute("/usr/bin/curl", [
-            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Origin: http://127.0.0.1:\(ingress.port)",
-            url + "pairing-code",
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Origin: http://127.0.0.1:\(ingress.port)",
+            "-H", "Sec-Fetch-Site: same-origin", "--data", "form=\(token)", url + "pairing-code",
         ], directory: "/")
         #expect(form.stdout == "200", "the ingress proxy's pairing form: \(form.stdout)")
+        let stale = try CommandRunner.execute("/usr/bin/curl", [
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Origin: http://127.0.0.1:\(ingress.port)",
+            "--data", "form=stale", url + "pairing-code",
+        ], directory: "/")
+        #expect(stale.stdout == "403", "a form without the page's token: \(stale.stdout)")
 
         // A screenshot at phone width, kept as a test artifact.
         let png = Self.artifacts + "/status-page.png"
@@ -264,16 +275,19 @@ extension StatusPageTests {
     @Test func theAdminPairsAndRevokesAPhoneFromThePage() async throws {
         let (agent, port, ha) = try await agentAfterAPrint()
         defer { _ = agent.stop(); _ = ha }
+        let page = try curl(port, "/", user: "admin:\(DaemonTests.apiToken)")
+        #expect(page.body.contains(#"<form method="post" action="pairing-code">"#))
+        // The page's forms carry its token; a browser posts it back with the form.
+        let marker = try #require(page.body.range(of: #"name="form" value=""#))
+        let token = String(page.body[marker.upperBound...].prefix { $0 != "\"" })
         func post(_ path: String, origin: String? = nil) throws -> (status: Int, headers: String, body: String) {
-            var arguments = ["-s", "-i", "--max-time", "10", "-X", "POST", "-u", "admin:\(DaemonTests.apiToken)"]
+            var arguments = ["-s", "-i", "--max-time", "10", "--data", "form=\(token)", "-u", "admin:\(DaemonTests.apiToken)"]
             if let origin { arguments += ["-H", "Origin: \(origin)"] }
             let result = try CommandRunner.execute("/usr/bin/curl", arguments + ["http://127.0.0.1:\(port)\(path)"], directory: "/")
             let parts = result.stdout.components(separatedBy: "\r\n\r\n")
             return (Int(parts[0].split(separator: " ").dropFirst().first ?? "") ?? 0, parts[0].lowercased(),
                     parts.dropFirst().joined(separator: "\r\n\r\n"))
         }
-        let page = try curl(port, "/", user: "admin:\(DaemonTests.apiToken)")
-        #expect(page.body.contains(#"<form method="post" action="pairing-code">"#))
 
         // The pairing page: the QR code as an inline PNG that zbarimg reads, holding the code shown.
         let pairing = try post("/pairing-code", origin: "http://127.0.0.1:\(port)")

@@ -121,10 +121,11 @@ def agent_binary(args):
     return os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
 
 
-def start_dry_run_agent(binary, work):
+def start_dry_run_agent(binary, work, api_host="127.0.0.1"):
     """The mock HA serving the sample snapshot (no events) and `run
-    --dry-run` against it with one phone and the API on a free port;
-    returns (ha, agent, api_port). The caller stops both."""
+    --dry-run` against it with one phone and the API on a free port of
+    `api_host` (beyond loopback, e.g. 0.0.0.0, the API speaks HTTPS with its
+    own certificate); returns (ha, agent, api_port). The caller stops both."""
     import socket
     snapshot, devices = write_agent_inputs(work)
     ha, ha_port = start([sys.executable, MOCK_HA, "--events", snapshot, "--token", "bench"])
@@ -132,7 +133,7 @@ def start_dry_run_agent(binary, work):
         probe.bind(("127.0.0.1", 0))
         api_port = probe.getsockname()[1]
     env = dict(os.environ, HA_URL=f"http://127.0.0.1:{ha_port}", HA_TOKEN="bench", STATE_DIR=work,
-               API_LISTEN=f"127.0.0.1:{api_port}", API_TOKEN="bench-token-0123456789", LOG_LEVEL="warning")
+               API_LISTEN=f"{api_host}:{api_port}", API_TOKEN="bench-token-0123456789", LOG_LEVEL="warning")
     agent = subprocess.Popen([binary, "run", "--dry-run", "--devices", devices], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return ha, agent, api_port

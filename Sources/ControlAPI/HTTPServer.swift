@@ -69,6 +69,12 @@ public final class HTTPServer: @unchecked Sendable {
         /// the client to finish sending and close.
         public var lingerSeconds: Double = 2
         public var lingerBytes = 1 << 20
+        /// Connections accepted since the server was last idle before its
+        /// `whenIdle` is called again (a busy spell): fewer leave too little
+        /// freed to be worth handing back (a TLS connection takes about
+        /// 50 KB while open; 64 of them, 3 MB at most), and a phone's
+        /// occasional request does not trim the heap each time.
+        public var busySpell = 64
         public init() {}
     }
 
@@ -97,6 +103,9 @@ public final class HTTPServer: @unchecked Sendable {
     private let limits: Limits
     private let tls: TLSPolicy?
     private let stopping = Mutex(false)
+    private let whenIdle: (@Sendable () -> Void)?
+    /// Connections accepted since the last call of `whenIdle` (server thread only).
+    private var acceptedSinceIdle = 0
     private var thread: NamedThread?
     private var wakePipe: (read: Int32, write: Int32) = (-1, -1)
 
@@ -157,17 +166,29 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Listens on `host:port` (port 0: any free port; see `port`).
     public convenience init(
-        host: String, port: Int, limits: Limits = .init(), tls: TLSPolicy? = nil, handler: @escaping Handler
+        host: String, port: Int, limits: Limits = .init(), tls: TLSPolicy? = nil, whenIdle: (@Sendable () -> Void)? = nil,
+        handler: @escaping Handler
     ) throws(StartError) {
-        try self.init(host: host, port: port, limits: limits, tls: tls, deferring: { request, _ in handler(request) })
+        try self.init(
+            host: host, port: port, limits: limits, tls: tls, whenIdle: whenIdle, deferring: { request, _ in handler(request) })
     }
 
     /// Listens on `host:port`; `deferring` may answer a request later; with
     /// `tls`, HTTPS on the same port.
+    ///
+    /// `whenIdle` is called on the server thread when its last connection
+    /// has gone after a busy spell (`Limits.busySpell` connections accepted
+    /// since the last call): once per spell, never while a connection is
+    /// open, never on a server that was idle all along, and without waking
+    /// the thread for it (it runs on the wake that let the last connection
+    /// go). `run` hands back the memory a flood of connections left in the
+    /// allocator there (`FreedMemory.release`).
     public init(
-        host: String, port: Int, limits: Limits = .init(), tls: TLSPolicy? = nil, deferring handler: @escaping DeferringHandler
+        host: String, port: Int, limits: Limits = .init(), tls: TLSPolicy? = nil, whenIdle: (@Sendable () -> Void)? = nil,
+        deferring handler: @escaping DeferringHandler
     ) throws(StartError) {
         self.handler = handler
+        self.whenIdle = whenIdle
         self.tls = tls
         var limits = limits
         // Leave room for the agent's other descriptors (store, HA, APNs, logs).
@@ -273,6 +294,10 @@ public final class HTTPServer: @unchecked Sendable {
                 }
                 drop(descriptor)
             }
+            if connections.isEmpty, acceptedSinceIdle >= limits.busySpell, let whenIdle {
+                acceptedSinceIdle = 0
+                whenIdle()
+            }
         }
         for descriptor in Array(connections.keys) { drop(descriptor) }
     }
@@ -301,6 +326,7 @@ public final class HTTPServer: @unchecked Sendable {
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) }
             }
             guard descriptor >= 0 else { return }
+            acceptedSinceIdle += 1
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             let peer = TrustedNetworks.address(address)

@@ -3,7 +3,9 @@ import CGlibcExtras
 import Glibc
 #endif
 
-/// Hands memory the allocator kept after a burst back to the system.
+/// Hands memory the allocator kept after a burst back to the system: after
+/// HA's bulk messages (the agent's loop), and when the API's server is idle
+/// again after a busy spell of connections (`APISetup`).
 ///
 /// HA's get_states answer is one message of up to several MB on a large
 /// installation. Its frame, its parse and the snapshot built from it are

@@ -189,7 +189,6 @@ import Testing
             return metric("printbridge_ha_events_total") == Double(mine.map(\.events).reduce(0, +))
         }
 
-        /// Resident memory now (VmRSS), in bytes.
         /// User and system CPU time so far, in clock ticks (/proc/PID/stat).
         var cpuTicks: Int {
             let stat = (try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8)) ?? ""
@@ -198,9 +197,16 @@ import Testing
             return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
         }
 
-        var residentBytes: Int {
+        /// Resident memory now (VmRSS), in bytes.
+        var residentBytes: Int { statusBytes("VmRSS") }
+
+        /// Anonymous resident memory now (RssAnon: heaps and stacks, not the code), in bytes.
+        var anonymousBytes: Int { statusBytes("RssAnon") }
+
+        /// A kB figure of /proc/PID/status, in bytes.
+        func statusBytes(_ field: String) -> Int {
             let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
             return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
         }
 

@@ -51,6 +51,10 @@ counts those state_changed events.
 --bench-load S      instead: S seconds of 2,000 household events/s plus two
                     printers updating every second
 --drop-at-end       close the connection once the whole recording has been sent
+--hold-after ENTITY=STATE:FILE
+                    once the event that sets ENTITY to STATE has been sent,
+                    send nothing more until FILE exists (the test acts on the
+                    printer in that state first); repeatable, each once
 --hold-reconnects FILE
                     after a drop, refuse WebSocket handshakes (HTTP 503, an HA
                     still down) until FILE exists (the test says HA is back)
@@ -475,6 +479,7 @@ class MockHA:
             sent_here += len(messages)
             self.stats["events_sent"] += len(messages)
             self.sent_events(number, len(messages))
+            await self.hold_after(messages)
             if self.args.drop_after and sent_here >= self.args.drop_after and self.stats["drops"] == 0:
                 self.stats["drops"] += 1
                 if self.args.skip_while_down:
@@ -492,6 +497,19 @@ class MockHA:
             await ws.close()
             return
         self.write_stats()
+
+    async def hold_after(self, messages):
+        """--hold-after: waits for the hold's file once an event sent sets its entity to its state."""
+        for hold in list(self.args.hold_after):
+            condition, file = hold.rsplit(":", 1)
+            entity, state = condition.split("=", 1)
+            if any(m["event"].get("event_type") == "state_changed" and m["event"]["data"].get("entity_id") == entity
+                   and (m["event"]["data"].get("new_state") or {}).get("state") == state for m in messages):
+                self.args.hold_after.remove(hold)
+                self.stats["held_at"] = condition
+                self.write_stats()
+                while not os.path.exists(file):
+                    await asyncio.sleep(0.05)
 
     def tls_context(self):
         import datetime
@@ -682,6 +700,7 @@ def main():
     parser.add_argument("--supervisor-options")
     parser.add_argument("--start-file", help="stream the events only once this file exists (the test says go)")
     parser.add_argument("--drop-at-end", action="store_true")
+    parser.add_argument("--hold-after", action="append", default=[])
     parser.add_argument("--hold-reconnects")
     parser.add_argument("--camera", action="append", default=[], metavar="ENTITY=MODE",
                         help="serve ENTITY under HA's camera/image proxy (see the docstring); repeatable")

@@ -43,6 +43,12 @@ public enum SettingCatalog {
         .init("API_KEY_FILE", .api, "the key of API_CERT_FILE (PEM)"),
         .init("API_PLAIN_HTTP", .api,
               "plain HTTP from the LAN beside HTTPS: auto (only for phones paired before HTTPS, default), true, false"),
+        .init("API_HOME_URL", .api,
+              "the API's address phones use at home, put in pairing's QR code, e.g. https://192.168.1.20:3000 "
+                  + "(default: API_LISTEN with this machine's LAN address; in Docker or an add-on that is the container's)"),
+        .init("API_OUTSIDE_URL", .api,
+              "the API's address from outside the home (a port forward, a tunnel, a proxy), e.g. https://printbridge.example.com; "
+                  + "in the QR code beside the home one, which the app tries first"),
         .init("API_TRUSTED_NETWORKS", .api, list: true,
               "networks whose clients need no API token, e.g. 192.168.1.0/24 (the unmodified app sends none)"),
         .init("APNS_TEAM_ID", .apns, "Apple team id"),

@@ -97,9 +97,17 @@ extension Settings {
         /// API_PLAIN_HTTP: plain HTTP from the LAN beside HTTPS: nil for
         /// `auto` (only for a store that served phones before HTTPS existed).
         public let plainHTTP: Bool?
+        /// API_HOME_URL: where phones reach the API at home, the pairing QR
+        /// code's `url`; nil: API_LISTEN with this machine's LAN address.
+        public let homeURL: PhoneURL?
+        /// API_OUTSIDE_URL: where they reach it from outside the home (a port
+        /// forward, a tunnel, a proxy), the QR code's `outsideUrl`.
+        public let outsideURL: PhoneURL?
 
         /// Whether the API speaks HTTPS: API_TLS=auto and an address beyond loopback.
-        public var servesTLS: Bool {
+        public var servesTLS: Bool { Self.servesTLS(listen: listen, tlsAuto: tlsAuto) }
+
+        static func servesTLS(listen: Address?, tlsAuto: Bool) -> Bool {
             guard tlsAuto, let listen else { return false }
             return !(listen.host.hasPrefix("127.") || listen.host == "::1")
         }
@@ -151,6 +159,9 @@ extension Settings {
             } else {
                 plainHTTP = reader.flag("API_PLAIN_HTTP", .api)
             }
+            let tls = Self.servesTLS(listen: listen, tlsAuto: tlsAuto)
+            homeURL = Self.phoneURL("API_HOME_URL", &reader, servesTLS: tls)
+            outsideURL = Self.phoneURL("API_OUTSIDE_URL", &reader, servesTLS: tls)
         }
 
         /// API_LISTEN as host (brackets off) and port: an address, since the

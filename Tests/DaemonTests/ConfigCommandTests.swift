@@ -229,6 +229,7 @@ import Testing
         ["API_LISTEN": "localhost:3000"], ["API_LISTEN": "0.0.0.0:99999"], ["HA_URL": "ftp://ha.local"],
         ["LOG_LEVEL": "loud"], ["HA_PING_INTERVAL": "-1"], ["APNS_RETRY_MAX": "soon"],
         ["API_TRUSTED_NETWORKS": "home"], ["MILESTONES": "25,150"], ["DRY_RUN": "maybe"],
+        ["API_HOME_URL": "192.168.1.20:3000"], ["API_OUTSIDE_URL": "https://printbridge.example.com/pb"],
     ])
     func checkConfigAndRunAgreeOnABadValue(bad: [String: String]) throws {
         let base = ["HA_URL": "http://127.0.0.1:1", "HA_TOKEN": "t", "API_TOKEN": "secret-token-0123456789",

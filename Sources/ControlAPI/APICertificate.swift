@@ -29,18 +29,38 @@ public struct APICertificate: Sendable {
 
     /// Reads a certificate (the first of a chain) and checks its key file exists.
     public static func load(certificate: String, key: String) throws(Failure) -> APICertificate {
-        guard let file = fopen(certificate, "r") else {
-            throw Failure(description: "cannot read \(certificate): \(String(cString: strerror(errno)))")
+        try reading(certificate) { x509 throws(Failure) in
+            guard access(key, R_OK) == 0 else {
+                throw Failure(description: "cannot read \(key): \(String(cString: strerror(errno)))")
+            }
+            return APICertificate(certificatePath: certificate, keyPath: key, x509: x509)
+        }
+    }
+
+    /// The first certificate of the PEM file at `path`, for `body`.
+    private static func reading<T>(_ path: String, _ body: (OpaquePointer) throws(Failure) -> T) throws(Failure) -> T {
+        guard let file = fopen(path, "r") else {
+            throw Failure(description: "cannot read \(path): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }
         guard let x509 = PEM_read_X509(file, nil, nil, nil) else {
-            throw Failure(description: "\(certificate) is not a PEM certificate\(Self.openSSLError())")
+            throw Failure(description: "\(path) is not a PEM certificate\(Self.openSSLError())")
         }
         defer { X509_free(x509) }
-        guard access(key, R_OK) == 0 else {
-            throw Failure(description: "cannot read \(key): \(String(cString: strerror(errno)))")
+        return try body(x509)
+    }
+
+    /// Whether the certificate names `host` (a DNS name, or an IPv4 or IPv6
+    /// address without brackets) as a client checking names would find it
+    /// (OpenSSL's X509_check_ip_asc / X509_check_host: subjectAltName,
+    /// wildcards). Phones pin the certificate and do not ask this; browsers
+    /// and curl without --insecure do.
+    public func names(_ host: String) throws(Failure) -> Bool {
+        try Self.reading(certificatePath) { x509 in
+            let ip = X509_check_ip_asc(x509, host, 0)
+            if ip >= 0 { return ip == 1 }  // -2: not an IP address
+            return X509_check_host(x509, host, host.utf8.count, 0, nil) == 1
         }
-        return APICertificate(certificatePath: certificate, keyPath: key, x509: x509)
     }
 
     private init(certificatePath: String, keyPath: String, x509: OpaquePointer) {
@@ -68,11 +88,16 @@ public struct APICertificate: Sendable {
         notAfter = SystemClock().now() + Double(seconds)
     }
 
+    /// Where the agent keeps its own certificate and key in `directory`.
+    public static func ownPaths(in directory: String) -> (certificate: String, key: String) {
+        (directory + "/api-cert.pem", directory + "/api-key.pem")
+    }
+
     /// The agent's own certificate in `directory` (`api-cert.pem`,
     /// `api-key.pem`): read if it is there, else made (`hostNames` go into its
     /// subjectAltName with localhost and 127.0.0.1). Returns it and whether it was made.
     public static func own(in directory: String, hostNames: [String]) throws(Failure) -> (APICertificate, made: Bool) {
-        let certificate = directory + "/api-cert.pem", key = directory + "/api-key.pem"
+        let (certificate, key) = ownPaths(in: directory)
         if access(certificate, F_OK) == 0 || access(key, F_OK) == 0 {
             return (try load(certificate: certificate, key: key), false)
         }

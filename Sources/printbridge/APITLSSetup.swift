@@ -23,8 +23,7 @@ enum APITLSSetup {
             if let certificate = api.certificateFile, let key = api.keyFile {
                 return try APICertificate.load(certificate: certificate, key: key)
             }
-            let names = [hostName(), PairCommand.lanAddress()].compactMap { $0 }
-            let (own, made) = try APICertificate.own(in: StateDirectory.path(settings), hostNames: names)
+            let (own, made) = try APICertificate.own(in: StateDirectory.path(settings), hostNames: ownNames(settings))
             if made {
                 logger?.notice("made the API's own TLS certificate; phones pin its fingerprint (printbridge pair)", metadata: [
                     "api.certificate": "\(own.certificatePath)", "api.fingerprint": "\(own.fingerprint)",
@@ -34,6 +33,18 @@ enum APITLSSetup {
         } catch {
             throw CommandFailure.config("the API's TLS certificate: \(error)")
         }
+    }
+
+    /// The certificate the API would serve, only if it is there already
+    /// (`check-config` makes nothing); nil for plain HTTP or none yet.
+    static func existingCertificate(_ settings: Settings) -> APICertificate? {
+        let api = settings.api
+        guard api.servesTLS else { return nil }
+        if let certificate = api.certificateFile, let key = api.keyFile {
+            return try? APICertificate.load(certificate: certificate, key: key)
+        }
+        let own = APICertificate.ownPaths(in: StateDirectory.path(settings))
+        return try? APICertificate.load(certificate: own.certificate, key: own.key)
     }
 
     /// HTTPS beside plain HTTP for the server: plain only from loopback, the
@@ -72,6 +83,15 @@ enum APITLSSetup {
             }
             return allowed
         }
+    }
+
+    /// The names the agent's own certificate is made for (with localhost and
+    /// 127.0.0.1): this machine's host name and LAN address, and the hosts
+    /// of API_HOME_URL and API_OUTSIDE_URL, so that a browser or curl checking
+    /// names accepts it there too. Phones pin it and do not ask.
+    static func ownNames(_ settings: Settings) -> [String] {
+        let configured = [settings.api.homeURL, settings.api.outsideURL].compactMap { $0?.host }
+        return [hostName(), PairCommand.lanAddress()].compactMap { $0 } + configured
     }
 
     /// This machine's host name, for the certificate's names.

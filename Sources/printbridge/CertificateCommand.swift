@@ -34,7 +34,9 @@ struct CertificateCommand: ParsableCommand {
             commandName: "rotate",
             abstract: "Make a new key and certificate for the API; paired phones must pair again.",
             discussion: """
-                Replaces api-key.pem and api-cert.pem in the state directory. Restart the agent to serve \
+                Replaces api-key.pem and api-cert.pem in the state directory; the new certificate names \
+                this machine's host name and LAN address and the hosts of API_HOME_URL and API_OUTSIDE_URL. \
+                Restart the agent to serve \
                 the new one; phones that pinned the old fingerprint refuse it until they pair again \
                 (printbridge pair). Not for a certificate of your own (API_CERT_FILE): renew that where it comes from.
                 """)
@@ -47,13 +49,10 @@ struct CertificateCommand: ParsableCommand {
             guard settings.api.certificateFile == nil else {
                 throw CommandFailure.config("API_CERT_FILE is set: the API serves your certificate; renew it where it comes from")
             }
-            let directory = StateDirectory.path(settings)
+            let paths = APICertificate.ownPaths(in: StateDirectory.path(settings))
             do {
-                try APICertificate.make(
-                    certificate: directory + "/api-cert.pem", key: directory + "/api-key.pem",
-                    hostNames: [APITLSSetup.hostName(), PairCommand.lanAddress()].compactMap { $0 })
-                let certificate = try APICertificate.load(
-                    certificate: directory + "/api-cert.pem", key: directory + "/api-key.pem")
+                try APICertificate.make(certificate: paths.certificate, key: paths.key, hostNames: APITLSSetup.ownNames(settings))
+                let certificate = try APICertificate.load(certificate: paths.certificate, key: paths.key)
                 CertificateCommand.describe(certificate)
                 StandardStreams.out("Restart the agent to serve it; then pair each phone again (printbridge pair).")
             } catch {

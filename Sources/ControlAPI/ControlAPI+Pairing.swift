@@ -46,14 +46,17 @@ extension ControlAPI {
 public struct PairingOffer: Sendable {
     public struct Made: Sendable {
         public var code: String
+        /// The address at home (the QR code's `url`) and from outside (`outsideUrl`).
         public var url: String
+        public var outsideURL: String?
         public var fingerprint: String?
         public var png: [UInt8]
         public var minutes: Int
 
-        public init(code: String, url: String, fingerprint: String?, png: [UInt8], minutes: Int) {
+        public init(code: String, url: String, outsideURL: String? = nil, fingerprint: String?, png: [UInt8], minutes: Int) {
             self.code = code
             self.url = url
+            self.outsideURL = outsideURL
             self.fingerprint = fingerprint
             self.png = png
             self.minutes = minutes
@@ -97,6 +100,9 @@ extension ControlAPI {
         let qr = "data:image/png;base64," + Base64.encode(made.png)
         var body = #"<p><img class="qr" src="\#(qr)" alt="Pairing QR code"></p>"#
         body += "<dl><dt>Server</dt><dd><code>\(StatusPage.escape(made.url))</code></dd>"
+        if let outside = made.outsideURL {
+            body += "<dt>From outside</dt><dd><code>\(StatusPage.escape(outside))</code></dd>"
+        }
         body += "<dt>Pairing code</dt><dd><code>\(StatusPage.escape(made.code))</code> (valid \(made.minutes) minutes, once)</dd>"
         if let fingerprint = made.fingerprint {
             body += "<dt>Certificate SHA-256</dt><dd><code>\(StatusPage.escape(fingerprint))</code></dd>"

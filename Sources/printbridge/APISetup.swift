@@ -37,6 +37,14 @@ enum APISetup {
                         metadata: ["api.ingress_proxy": "\(Settings.API.supervisorAddress)"])
         }
         let certificate = try APITLSSetup.certificate(settings, logger: logger)
+        let phones = try PairingAddress(settings, secure: certificate != nil)
+        try phones.checkFitsQRCode(secure: certificate != nil)
+        var addresses: Logger.Metadata = [
+            "api.home_url": "\(phones.home)", "api.home_url_from": "\(phones.homeIsGiven ? "API_HOME_URL" : "API_LISTEN")",
+        ]
+        if let outside = phones.outside { addresses["api.outside_url"] = "\(outside)" }
+        logger.info("pairing gives phones these addresses", metadata: addresses)
+        for warning in phones.warnings(settings, certificate: certificate) { logger.warning("\(warning)") }
         let control = ControlAPI(
             store: store, apiToken: token, apns: apns,
             printers: printers, devicesChanged: devicesChanged, metrics: metrics,

@@ -63,7 +63,7 @@ enum APITLSSetup {
         let lan = try api.plainHTTP ?? store.hadPlainHTTPPhones()
         let trusted = api.trustedNetworks, ingress = api.ingressProxy
         let lastTold = Mutex<Double?>(nil)
-        let hint = (try? PairCommand.serverURL(settings, secure: true)) ?? "https://"
+        let hint = (try? PairingAddress(settings, secure: true).home) ?? "https://"
         return HTTPServer.TLSPolicy(context: context, httpsHint: hint) { peer in
             guard let peer else { return false }
             if TrustedNetworks.loopback.contains(peer) || ingress.contains(peer) { return true }

@@ -103,6 +103,16 @@ struct CheckConfigCommand: AsyncParsableCommand {
                                 + "and once every phone has, remove API_TRUSTED_NETWORKS"))
                     }
                     say("api: \(settings.api.servesTLS ? "https (the agent's pinned certificate\(settings.api.certificateFile == nil ? "" : ": API_CERT_FILE"))" : "plain http")")
+                    // Where phones are sent: the setting to change when that is a container's address.
+                    let phones = try PairingAddress(settings, secure: settings.api.servesTLS)
+                    say("api: pairing gives phones \(phones.home) ("
+                        + (phones.homeIsGiven ? "API_HOME_URL" : "API_LISTEN with this machine's LAN address; in Docker or an add-on "
+                            + "that is the container's: set API_HOME_URL to the address phones reach") + ")")
+                    if let outside = phones.outside { say("api: and from outside \(outside) (API_OUTSIDE_URL)") }
+                    try phones.checkFitsQRCode(secure: settings.api.servesTLS)
+                    for warning in phones.warnings(settings, certificate: APITLSSetup.existingCertificate(settings)) {
+                        StandardStreams.err(redacted("printbridge: warning: \(warning)"))
+                    }
                 } else {
                     say("api: off")
                 }

@@ -18,18 +18,19 @@ struct PairCommand: ParsableCommand {
         commandName: "pair",
         abstract: "Show the server URL, certificate fingerprint and a one-time pairing code for the app, with a QR code.",
         discussion: """
-            The QR code holds {"url": URL, "code": one-time pairing code, "fingerprint": the API \
-            certificate's SHA-256} as JSON (no fingerprint when the API speaks plain HTTP). The phone \
+            The QR code holds {"url": URL, "outsideUrl": URL from outside, "code": one-time pairing code, \
+            "fingerprint": the API certificate's SHA-256} as JSON (no outsideUrl without API_OUTSIDE_URL, \
+            no fingerprint when the API speaks plain HTTP). The phone \
             trades the code for its own credential (POST /api/pair) within --minutes (10), once. With \
             --admin-token the code also holds the shared API token (the admin credential), as before \
             per-phone credentials; keep such a code to yourself. It is printed to the terminal and \
             written to --out (default printbridge-pairing.png, readable by you only). The URL comes \
-            from --url, else API_LISTEN with, for a wildcard address, this machine's first \
-            non-loopback IPv4 address; https when the API speaks HTTPS (API_TLS=auto and an address \
-            beyond loopback).
+            from --url, else API_HOME_URL, else API_LISTEN with, for a wildcard address, this machine's \
+            first non-loopback IPv4 address (in Docker or an add-on the container's: set API_HOME_URL); \
+            https when the API speaks HTTPS (API_TLS=auto and an address beyond loopback).
             """)
 
-    @Option(name: .long, help: "The address the phone reaches the agent at (e.g. http://192.168.1.20:3000).")
+    @Option(name: .long, help: "The address the phone reaches the agent at, instead of API_HOME_URL (e.g. https://192.168.1.20:3000).")
     var url: String?
 
     @Option(name: .long, help: "The PNG file to write.")
@@ -54,9 +55,9 @@ struct PairCommand: ParsableCommand {
         let store = try StateDirectory.openStore(settings)
         // The agent's own certificate is made here if `run` has not yet.
         let certificate = try APITLSSetup.certificate(settings, logger: nil)
-        let server = try url ?? Self.serverURL(settings, secure: certificate != nil)
+        let address = try PairingAddress(settings, secure: certificate != nil, home: try givenURL(secure: certificate != nil))
         let (pairingCode, code) = try Self.newCode(
-            store: store, url: server, fingerprint: certificate?.fingerprint, adminToken: adminToken ? token : nil,
+            store: store, address: address, fingerprint: certificate?.fingerprint, adminToken: adminToken ? token : nil,
             minutes: minutes)
         let png = PNGImage.encode(code)
         let descriptor = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -65,7 +66,8 @@ struct PairCommand: ParsableCommand {
             throw CommandFailure.cannotCreate("cannot write \(out)")
         }
         close(descriptor)
-        StandardStreams.out("Server:    \(server)")
+        StandardStreams.out("Server:    \(address.home)")
+        if let outside = address.outside { StandardStreams.out("From outside: \(outside)") }
         StandardStreams.out("Pairing code: \(pairingCode) (valid \(minutes) minutes, once)")
         if adminToken { StandardStreams.out("API token: \(token)") }
         if let certificate {
@@ -79,10 +81,19 @@ struct PairCommand: ParsableCommand {
             "The QR code is also in \(out)" + (adminToken ? " (it holds the admin token: keep it private)." : "."))
     }
 
+    /// --url checked as API_HOME_URL is.
+    private func givenURL(secure: Bool) throws -> PhoneURL? {
+        guard let url else { return nil }
+        let given: PhoneURL
+        do throws(PhoneURL.Problem) { given = try PhoneURL(parsing: url) } catch { throw ValidationError("--url \(error)") }
+        guard given.secure || !secure else { throw ValidationError("--url is http:// but the API speaks HTTPS: write https://") }
+        return given
+    }
+
     /// A new one-time pairing code, kept (hashed) in the store for `minutes`,
-    /// and the QR code of {url, code, fingerprint?, token?}.
+    /// and the QR code of {url, outsideUrl?, code, token?, fingerprint?}.
     static func newCode(
-        store: DeviceStore, url: String, fingerprint: String?, adminToken: String?, minutes: Int
+        store: DeviceStore, address: PairingAddress, fingerprint: String?, adminToken: String?, minutes: Int
     ) throws -> (code: String, qr: QRCode) {
         let pairingCode = PhoneCredentials.newPairingCode()
         try DevicesCommand.storeCall {
@@ -90,20 +101,22 @@ struct PairCommand: ParsableCommand {
                 hash: PhoneCredentials.digest(PhoneCredentials.normalised(pairingCode)),
                 expires: SystemClock().now() + Double(minutes * 60))
         }
-        var members = [("url", JSONText.quoted(url)), ("code", JSONText.quoted(pairingCode))]
-        if let adminToken { members.append(("token", JSONText.quoted(adminToken))) }
-        if let fingerprint { members.append(("fingerprint", JSONText.quoted(fingerprint))) }
-        do throws(QRCode.TooLong) { return (pairingCode, try QRCode(text: JSONText.object(members))) } catch {
-            throw CommandFailure.config("the URL is too long for a QR code: \(error)")
+        let text = address.json(code: pairingCode, fingerprint: fingerprint, adminToken: adminToken)
+        do throws(QRCode.TooLong) { return (pairingCode, try QRCode(text: text)) } catch {
+            throw CommandFailure.config("the URLs are too long for a QR code: \(error)")
         }
     }
 
-    /// The status page's "Pair a phone": a code from the running agent.
+    /// The status page's "Pair a phone": a code from the running agent, for
+    /// the addresses as they are now (the LAN address may have changed).
     static func offer(_ settings: Settings, store: DeviceStore, certificate: APICertificate?) -> PairingOffer {
         PairingOffer {
-            let url = try serverURL(settings, secure: certificate != nil)
-            let (code, qr) = try newCode(store: store, url: url, fingerprint: certificate?.fingerprint, adminToken: nil, minutes: 10)
-            return PairingOffer.Made(code: code, url: url, fingerprint: certificate?.fingerprint, png: PNGImage.encode(qr), minutes: 10)
+            let address = try PairingAddress(settings, secure: certificate != nil)
+            let (code, qr) = try newCode(
+                store: store, address: address, fingerprint: certificate?.fingerprint, adminToken: nil, minutes: 10)
+            return PairingOffer.Made(
+                code: code, url: address.home, outsideURL: address.outside, fingerprint: certificate?.fingerprint,
+                png: PNGImage.encode(qr), minutes: 10)
         }
     }
 

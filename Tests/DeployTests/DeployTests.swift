@@ -48,6 +48,8 @@ import Testing
             import re, yaml
             c = yaml.safe_load(open("Deploy/homeassistant-addon/printbridge/config.yaml"))
             assert c["homeassistant_api"] is True, "needs homeassistant_api"
+            assert c["hassio_api"] is True and "hassio_role" not in c, "needs hassio_api, default role (GET /network/info)"
+            assert c["schema"]["home_url"] == "url?" and c["schema"]["outside_url"] == "url?"
             assert set(c["options"]) <= set(c["schema"]), "an option without a schema"
             assert all(k.endswith("?") or k in c["options"] or str(v).endswith("?") for k, v in c["schema"].items()), "a required option without a default"
             assert c["schema"]["api_token"] == "password"

@@ -68,6 +68,17 @@ counts those state_changed events.
                     (401 otherwise; supervisor/api/apps.py, options_config;
                     bashio's api.supervisor reads .data), and HA's WebSocket
                     API on any path (the Supervisor proxies /core/websocket)
+--supervisor-network FILE
+                    as the Supervisor, answer GET /network/info with the data in
+                    FILE (supervisor/api/network.py, APINetwork.info: interfaces
+                    with primary, connected, ipv4.address as "ADDR/PREFIX"), or,
+                    for FILE "forbidden", 403 "403: Forbidden" as the Supervisor
+                    refuses an add-on without hassio_api
+                    (supervisor/api/middleware/security.py)
+--supervisor-addon-info FILE
+                    as the Supervisor, answer GET /addons/self/info with the data
+                    in FILE (supervisor/api/apps.py, info_data: "network" maps
+                    "3000/tcp" to the host port, null when not published)
 --camera ENTITY=MODE
                     also serve HA 2024.3's camera and image proxies for ENTITY
                     (camera.* under GET /api/camera_proxy/ENTITY, image.* under
@@ -565,9 +576,18 @@ class MockHA:
         self.write_stats()
         if request.headers.get("Authorization") != f"Bearer {self.args.token}":
             return reply(401, "Unauthorized", {"result": "error", "message": "Unauthorized"})
-        if request.path != "/addons/self/options/config":
+        answers = {"/addons/self/options/config": self.args.supervisor_options,
+                   "/network/info": self.args.supervisor_network,
+                   "/addons/self/info": self.args.supervisor_addon_info}
+        path = answers.get(request.path)
+        if path is None:
             return reply(404, "Not Found", {"result": "error", "message": "Not found"})
-        with open(self.args.supervisor_options) as f:
+        if path == "forbidden":
+            # aiohttp's HTTPForbidden, raised by the Supervisor's security middleware.
+            body = b"403: Forbidden"
+            return Response(403, "Forbidden", Headers([("Content-Type", "text/plain; charset=utf-8"),
+                                                       ("Content-Length", str(len(body)))]), body)
+        with open(path) as f:
             return reply(200, "OK", {"result": "ok", "data": json.load(f)})
 
     @staticmethod
@@ -698,6 +718,8 @@ def main():
     parser.add_argument("--huge-event", type=float, default=0)
     parser.add_argument("--start-delay", type=float, default=0, help="wait before streaming events")
     parser.add_argument("--supervisor-options")
+    parser.add_argument("--supervisor-network")
+    parser.add_argument("--supervisor-addon-info")
     parser.add_argument("--start-file", help="stream the events only once this file exists (the test says go)")
     parser.add_argument("--drop-at-end", action="store_true")
     parser.add_argument("--hold-after", action="append", default=[])

@@ -58,7 +58,7 @@ extension ControlAPI {
         let page = try store.notifications(device: device, printer: printer, before: before, limit: limit)
         return HTTPResponse(status: 200, body: JSONText.object([
             ("success", "true"), ("device", JSONText.quoted(device)),
-            ("notifications", "[" + page.notifications.map { APIJSON.notification($0, now: SystemClock().now()) }.joined(separator: ",") + "]"),
+            ("notifications", "[" + page.notifications.map { APIJSON.notification($0, now: clock.now()) }.joined(separator: ",") + "]"),
             ("next", page.next.map { JSONText.quoted($0.description) } ?? "null"),
         ]))
     }

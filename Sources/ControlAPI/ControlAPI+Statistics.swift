@@ -24,7 +24,7 @@ extension ControlAPI {
         guard problems.isEmpty else { throw Invalid(details: problems) }
         let asked = StatisticsRequest.resolve(
             printer: query["printer"], from: query["from"], to: query["to"], days: days, bucket: query["bucket"],
-            zone: query["tz"], now: SystemClock().now())
+            zone: query["tz"], now: clock.now())
         let resolved: StatisticsRequest
         switch asked {
         case .success(let request): resolved = request

@@ -58,6 +58,9 @@ public struct ControlAPI: Sendable {
     /// The status page's forms carry it and their posts must (random, made
     /// at start): another site's page cannot read it.
     let formToken = Base64.urlEncode(PhoneCredentials.random(32))
+    /// Wall time for what the answers say and select (statistics' default
+    /// range, a picture link's expiry); a hand-moved clock in tests.
+    let clock: any EpochClock
 
     public init(
         store: DeviceStore, apiToken: String?, apns: APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot] = { [] },
@@ -68,8 +71,9 @@ public struct ControlAPI: Sendable {
         ingressProxy: TrustedNetworks = TrustedNetworks(), authThrottle: AuthThrottle = AuthThrottle(),
         authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in },
         oldWayIn: @escaping @Sendable (_ caller: String, _ peer: String) -> Void = { _, _ in },
-        pairing: PairingOffer? = nil
+        pairing: PairingOffer? = nil, clock: any EpochClock = SystemClock()
     ) {
+        self.clock = clock
         self.pairing = pairing
         self.oldWayIn = oldWayIn
         self.ingressProxy = ingressProxy
@@ -348,7 +352,7 @@ public struct ControlAPI: Sendable {
         }
         var model = StatusPage.Model(
             overview: metrics?.overview(), printers: printers(), devices: devices, history: history,
-            now: SystemClock().now(), snapshots: snapshots?.latest() ?? [:])
+            now: clock.now(), snapshots: snapshots?.latest() ?? [:])
         model.offersPairing = pairing != nil
         model.statistics = statusPageStatistics(now: model.now)
         for credential in (try? store.phoneCredentials()) ?? [] where credential.revokedAt == nil {

@@ -7,7 +7,7 @@ import Glibc
 
 /// What a statistics request asks for, read from `GET /api/statistics`'s
 /// query or `printbridge stats`'s options, with the defaults a dashboard
-/// expects: the last 30 days (today and the 29 before, in the zone), in
+/// expects: the last 30 days (today whole and the 29 before, in the zone), in
 /// days up to two months, weeks up to a year, months beyond; UTC when no
 /// zone is named.
 public struct StatisticsRequest: Sendable {
@@ -23,8 +23,9 @@ public struct StatisticsRequest: Sendable {
     /// Reads the parts; each problem is named by its parameter.
     ///
     /// - `from`, `to`: a day ("2026-11-01": its start in the zone; for `to`,
-    ///   the day is included) or an ISO 8601 time. `to` defaults to now,
-    ///   `from` to 30 days before `to` (a day's start in the zone).
+    ///   the day is included) or an ISO 8601 time. `to` defaults to the end
+    ///   of today in the zone (everything up to now counts), `from` to 30
+    ///   days before `to` (a day's start in the zone).
     /// - `days`: instead of `from`, the last N days (today included).
     public static func resolve(
         printer: String?, from: String?, to: String?, days: Int? = nil, bucket: String?, zone: String?, now: EpochTime
@@ -63,7 +64,12 @@ public struct StatisticsRequest: Sendable {
             problems[name, default: []].append("must be a day (2026-11-01) or an ISO 8601 time")
             return nil
         }
-        let end = time("to", to, endOfDay: true) ?? nowSeconds
+        // By default today is included whole, as `to=<today>` includes it:
+        // a print that ended in the current second counts at once (the
+        // silent push at its end has the app ask straight away), and so does
+        // one whose end Home Assistant's clock, a moment ahead, put after now.
+        let end = time("to", to, endOfDay: true)
+            ?? around.utcStart(of: CivilDay(number: around.localDay(nowSeconds).number + 1))
         var start: Int64
         if let days {
             guard (1...3660).contains(days) else {

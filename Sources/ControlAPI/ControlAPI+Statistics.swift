@@ -5,23 +5,13 @@ import PrintBridgeCore
 /// dashboard (`StatisticsRequest` says the parameters and defaults).
 extension ControlAPI {
     func statistics(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let query = QueryString(request.query) else {
-            throw Invalid(details: ["query": ["is not a valid percent-encoded query string"]])
-        }
-        var problems: [String: [String]] = [:]
-        let known: Set<String> = ["printer", "from", "to", "days", "bucket", "tz"]
-        for name in query.names where !known.contains(name) {
-            problems[name, default: []].append("is not a parameter (printer, from, to, days, bucket, tz)")
-        }
-        for name in query.repeated.sorted() where known.contains(name) {
-            problems[name, default: []].append("is given more than once")
-        }
+        var query = try QueryParameters(request, known: ["printer", "from", "to", "days", "bucket", "tz"])
         var days: Int?
         if let text = query["days"] {
             days = Int(text)
-            if days == nil { problems["days", default: []].append("must be a whole number of days from 1 to 3660") }
+            if days == nil { query.problem("days", "must be a whole number of days from 1 to 3660") }
         }
-        guard problems.isEmpty else { throw Invalid(details: problems) }
+        try query.check()
         let asked = StatisticsRequest.resolve(
             printer: query["printer"], from: query["from"], to: query["to"], days: days, bucket: query["bucket"],
             zone: query["tz"], now: clock.now())

@@ -4,50 +4,17 @@ import PrintBridgeCore
 /// same transaction as the outbox entry of their push, their outcome written
 /// in the one that takes the push out of the outbox, kept for a set time.
 extension DeviceStore {
-    /// Where a page of a phone's notifications begins: just older than a
-    /// notification already shown (a cursor), or than a time.
-    public struct NotificationCursor: Hashable, Sendable, CustomStringConvertible {
-        public var createdAt: EpochTime
-        /// The notification the cursor is after; 0 for a time (ids start at 1).
-        public var id: Int
-
-        public init(createdAt: EpochTime, id: Int = 0) {
-            self.createdAt = createdAt
-            self.id = id
-        }
-
-        /// After a notification.
-        public init(after notification: SentNotification) {
-            self.init(createdAt: notification.createdAt, id: notification.id)
-        }
-
-        /// `<id>_<the time's bits in hex>`: opaque to the app, exact here (a
-        /// time written in decimal could miss its row by a rounding).
-        public var description: String { "\(id)_\(String(createdAt.seconds.bitPattern, radix: 16))" }
-
-        /// A cursor as `description` writes it, or nil.
-        public init?(_ text: String) {
-            let parts = text.split(separator: "_", omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0].count <= 18, parts[1].count <= 16, let id = Int(parts[0]), id > 0,
-                let bits = UInt64(parts[1], radix: 16)
-            else { return nil }
-            let seconds = Double(bitPattern: bits)
-            guard seconds.isFinite else { return nil }
-            self.init(createdAt: EpochTime(seconds: seconds), id: id)
-        }
-    }
-
     /// One page of a phone's notifications, newest first, and where the next
     /// begins (nil when there is no more).
     public struct NotificationPage: Hashable, Sendable {
         public var notifications: [SentNotification]
-        public var next: NotificationCursor?
+        public var next: PageCursor?
     }
 
     /// A phone's notifications (only those about `printer` when given),
     /// newest first, at most `limit`, older than `before` when given.
     public func notifications(
-        device: String, printer: String? = nil, before: NotificationCursor? = nil, limit: Int
+        device: String, printer: String? = nil, before: PageCursor? = nil, limit: Int
     ) throws(Error) -> NotificationPage {
         try run { () throws(SQLiteDatabase.Error) in
             var sql = """
@@ -60,8 +27,9 @@ extension DeviceStore {
                 bindings.append(.text(printer))
             }
             if let before {
-                sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
-                bindings += [.real(before.createdAt.seconds), .real(before.createdAt.seconds), .integer(before.id)]
+                let older = before.olderThan(time: "created_at", id: "id")
+                sql += " AND " + older.sql
+                bindings += older.bindings
             }
             sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
             // One more than asked: whether there is a next page.
@@ -78,9 +46,8 @@ extension DeviceStore {
                     reason: row.text(6), createdAt: EpochTime(seconds: row.real(7)), outcome: outcome, apnsID: apnsID,
                     snapshot: row.text(10)))
             }
-            guard found.count > limit else { return NotificationPage(notifications: found, next: nil) }
-            let page = Array(found.prefix(limit))
-            return NotificationPage(notifications: page, next: page.last.map(NotificationCursor.init(after:)))
+            let page = PageCursor.page(found, limit: limit) { PageCursor(time: $0.createdAt, id: $0.id) }
+            return NotificationPage(notifications: page.rows, next: page.next)
         }
     }
 

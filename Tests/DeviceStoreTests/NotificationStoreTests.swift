@@ -81,13 +81,13 @@ import Testing
         // Every page size: a page may end between the two of the same second.
         for limit in 1...4 {
             var seen: [String] = []
-            var cursor: DeviceStore.NotificationCursor?
+            var cursor: DeviceStore.PageCursor?
             repeat {
                 let page = try store.notifications(device: device, before: cursor, limit: limit)
                 #expect(page.notifications.count <= limit)
                 seen += page.notifications.map(\.apnsID)
                 // The cursor goes to the app as text and comes back.
-                cursor = try page.next.map { try #require(DeviceStore.NotificationCursor($0.description)) }
+                cursor = try page.next.map { try #require(DeviceStore.PageCursor($0.description)) }
             } while cursor != nil
             #expect(seen == ["a-6", "a-5", "a-4", "a-3", "a-2", "a-1", "a-0"], "every one once, newest first, the phone's own")
         }
@@ -96,17 +96,17 @@ import Testing
         #expect(x1c == ["a-6", "a-4", "a-2", "a-0"])
         // A time: strictly older than it.
         let older = try store.notifications(
-            device: device, before: .init(createdAt: EpochTime(seconds: 1_795_165_300)), limit: 50)
+            device: device, before: .init(time: EpochTime(seconds: 1_795_165_300)), limit: 50)
         #expect(older.notifications.map(\.apnsID) == ["a-1", "a-0"] && older.next == nil)
         #expect(try store.notifications(device: "nobody", limit: 50).notifications.isEmpty)
     }
 
     @Test func aCursorThatIsNotOneIsRefused() {
         for text in ["", "12", "_", "0_41da", "-3_41da", "12_zz", "12_7ff0000000000000", "12_41da_1", "x_41da"] {
-            #expect(DeviceStore.NotificationCursor(text) == nil, "\(text)")
+            #expect(DeviceStore.PageCursor(text) == nil, "\(text)")
         }
-        let cursor = DeviceStore.NotificationCursor(createdAt: EpochTime(seconds: 1_795_165_200.123456), id: 42)
-        #expect(DeviceStore.NotificationCursor(cursor.description) == cursor)
+        let cursor = DeviceStore.PageCursor(time: EpochTime(seconds: 1_795_165_200.123456), id: 42)
+        #expect(DeviceStore.PageCursor(cursor.description) == cursor)
     }
 
     @Test func anAlertToAPhoneGoneMeanwhileNeverFailsItsChangeAndAPhoneForgottenTakesItsHistory() throws {

@@ -30,6 +30,7 @@ extension ControlAPI {
         Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },
         Route(.get, "/api/printers", .token) { api, _ in api.printerList() },
         Route(.get, "/api/printers/:prefix/history", .token) { api, call in try api.history(call["prefix"]) },
+        Route(.get, "/api/history", .token) { api, call in try api.historyPage(call.request) },
         Route(.get, "/api/statistics", .token) { api, call in try api.statistics(call.request) },
         Route(.post, "/api/printers/:prefix/actions/:action", .credential, answersLater: { api, call, reply in
             api.action(call["prefix"], call["action"], call.request, reply: reply)

@@ -501,19 +501,6 @@ public struct ControlAPI: Sendable {
         return HTTPResponse(status: 200, body: #"{"success":true,"devices":["# + rows.joined(separator: ",") + "]}")
     }
 
-    /// A printer's last prints, newest first (404 for a printer neither
-    /// watched now nor in the history).
-    func history(_ prefix: String) throws -> HTTPResponse {
-        let records = try store.printHistory(printer: prefix)
-        guard !records.isEmpty || printers().contains(where: { $0.prefix == prefix }) else {
-            return APIError.response(404, "Printer not found")
-        }
-        return HTTPResponse(status: 200, body: JSONText.object([
-            ("success", "true"), ("printer", JSONText.quoted(prefix)),
-            ("prints", "[" + records.map(APIJSON.print).joined(separator: ",") + "]"),
-        ]))
-    }
-
     /// The seed's body names only the printer: the token is then an activity
     /// of its own, never guessed to be the phone that registered last (the
     /// seed's "last phone wins"). An optional `deviceId` (PrintBridge's

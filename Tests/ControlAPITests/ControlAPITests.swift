@@ -290,7 +290,7 @@ import Testing
             "GET /healthz", "GET /metrics", "POST /api/devices/register", "PATCH /api/devices/{deviceId}/settings",
             "DELETE /api/devices/{deviceId}", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
             "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "POST /api/config/apns/init",
-            "GET /api/printers", "GET /api/printers/{prefix}/history", "GET /api/statistics", "POST /api/printers/{prefix}/actions/{action}",
+            "GET /api/printers", "GET /api/printers/{prefix}/history", "GET /api/history", "GET /api/statistics", "POST /api/printers/{prefix}/actions/{action}",
             "GET /api/notifications", "GET /api/snapshots/{name}", "GET /", "POST /api/pair",
             "DELETE /api/devices/{deviceId}/credential", "POST /pairing-code", "POST /devices/{deviceId}/revoke",
         ]

@@ -59,5 +59,7 @@ import Testing
         try endPrint(at: Self.ended)
         let prints = try get("/api/printers/x1c/history")["prints"] as? [[String: Any]]
         #expect(prints?.map { $0["printId"] as? String } == ["x1c-1795160000"])
+        let all = try get("/api/history")["prints"] as? [[String: Any]]
+        #expect(all?.map { $0["printId"] as? String } == ["x1c-1795160000"], "the all-printers view, no `to`: open")
     }
 }

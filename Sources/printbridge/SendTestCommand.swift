@@ -32,9 +32,10 @@ struct SendTestCommand: AsyncParsableCommand {
     @OptionGroup var configOption: ConfigOption
 
     func run() async throws {
-        let sender = try APNsSetup.sender(try configOption.settings())
+        let settings = try configOption.settings()
+        let sender = try APNsSetup.sender(settings)
         defer { sender.shutdown() }
-        let push = testPush(bundleID: sender.configuration.bundleID, now: SystemClock().now())
+        let push = testPush(bundleID: sender.configuration.bundleID, configuration: settings.planner, now: SystemClock().now())
         let outcome = await sender.send(push)
         var output = LineWriter.standardOutput()
         output.write(APNsSetup.outcomeLine(push, outcome))
@@ -53,7 +54,7 @@ struct SendTestCommand: AsyncParsableCommand {
         }
     }
 
-    private func testPush(bundleID: String, now: EpochTime) -> Push {
+    private func testPush(bundleID: String, configuration: PlannerConfiguration, now: EpochTime) -> Push {
         let token = device.lowercased()
         if liveActivity {
             let state = PrinterActivityAttributes.ContentState(
@@ -61,23 +62,17 @@ struct SendTestCommand: AsyncParsableCommand {
                 nozzleTemp: 220, bedTemp: 65)
             let payload = (try? LiveActivityPayload.update(state, at: now, staleAfter: 900).encoded()) ?? []
             return Push(
-                kind: .liveActivity, event: .update, printerPrefix: "printbridge-test", deviceID: "send-test", token: token,
+                kind: .liveActivity, event: .update, printerPrefix: TestPayload.thread, deviceID: "send-test", token: token,
                 tokenKind: .activity, topic: bundleID + ".push-type.liveactivity", priority: 10,
-                collapseID: "printbridge-test.activity", expiration: now + 900, payload: payload, createdAt: now)
+                collapseID: TestPayload.thread + ".activity", expiration: now + 900, payload: payload, createdAt: now)
         }
-        let payload = JSONText.object([
-            ("aps", JSONText.object([
-                ("alert", JSONText.object([
-                    ("title", JSONText.quoted("PrintBridge test")),
-                    ("body", JSONText.quoted("Push notifications from PrintBridge work 🎉")),
-                ])),
-                ("sound", JSONText.quoted("default")),
-                ("thread-id", JSONText.quoted("printbridge-test")),
-            ]))
-        ])
-        return Push(
-            kind: .alert, event: .started, printerPrefix: "printbridge-test", deviceID: "send-test", token: token,
-            tokenKind: .device, topic: bundleID, priority: 10, collapseID: "printbridge-test", expiration: now + 3600,
-            payload: Array(payload.utf8), createdAt: now)
+        // The alert the app's test-push call makes (PushPlanner.testPush), in ALERT_LANGUAGE.
+        var planner = configuration
+        planner.bundleID = bundleID
+        let device = Device(id: "send-test", apnsToken: token)
+        guard let push = PushPlanner(configuration: planner).testPush(to: device, now: now).pushes.first else {
+            preconditionFailure("a test alert is a few hundred bytes: always made")
+        }
+        return push
     }
 }

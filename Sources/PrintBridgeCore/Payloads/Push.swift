@@ -28,6 +28,9 @@ public struct Push: Hashable, Sendable {
         /// A print ended and the history has its record: a silent background
         /// push (`Kind.background`) so the app refreshes its history and statistics.
         case history
+        /// A test alert asked for (`printbridge send-test`, the app's
+        /// `POST /api/devices/{deviceId}/test-push`): about no printer.
+        case test
     }
 
     /// Which of a device's tokens the push is addressed to.

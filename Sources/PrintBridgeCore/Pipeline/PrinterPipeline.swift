@@ -94,6 +94,18 @@ public struct PrinterPipeline: Sendable {
         return output
     }
 
+    /// A test alert to the registered phone `deviceID`, now (`PushPlanner.testPush`),
+    /// and the language its texts are in; nil when no phone of that id can
+    /// take alerts (none, or APNs refused its token).
+    public mutating func testPush(to deviceID: String) -> (output: Output, language: String)? {
+        guard let device = devices.first(where: { $0.id == deviceID }) else { return nil }
+        var output = Output()
+        output.add(planner.testPush(to: device, now: clock.now()), prefix: nil)
+        guard !output.pushes.isEmpty else { return nil }
+        statistics.pushes += output.pushes.count
+        return (output, planner.configuration.catalog(for: device).language)
+    }
+
     public mutating func handle(_ input: PrinterInput) -> Output {
         var output = Output()
         switch input.kind {

@@ -119,6 +119,18 @@ struct PushBuilder {
         }
     }
 
+    /// A test alert to `device` alone, in its language (`TestPayload`):
+    /// whatever its switches say, as the phone (or its admin) asked for it;
+    /// worthless after `TestPayload.expiration`. The builder's printer is
+    /// `TestPayload.thread`.
+    mutating func testAlert(to device: Device) {
+        let payload = TestPayload(catalog: configuration.catalog(for: device))
+        add(
+            payload: { () throws(PayloadError) in try payload.encoded() }, kind: .alert, event: .test, device: device,
+            token: device.apnsToken, tokenKind: .device, topic: configuration.alertTopic, priority: 10,
+            collapseID: TestPayload.thread, expiration: now + TestPayload.expiration)
+    }
+
     @discardableResult
     private mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, collapseKey: String? = nil,

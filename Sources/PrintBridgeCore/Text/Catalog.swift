@@ -64,6 +64,7 @@ public struct Catalog: Hashable, Sendable {
         case reasonWithLocation = "reason.with_location"
         case locationAMS = "location.ams", locationAMSLite = "location.ams_lite", locationAMSHT = "location.ams_ht"
         case locationExternal = "location.external"
+        case testTitle = "test.title", testBody = "test.body"
     }
 
     /// The languages there are catalogs for, by tag.

@@ -8,7 +8,7 @@ import Testing
 /// Issue 48: the API as a hostile neighbour, another phone and a malicious
 /// web page try it, one test per probe that got through before (each fails
 /// without its fix), with the throttle's time given by hand.
-@Suite struct HostileCallerTests {
+@Suite struct HostileCallerTests: DirectCalls {
     static let adminToken = "hostile-admin-token-0123456789"
     static let printer = "x1c_00m09a350100123"
     let store: DeviceStore
@@ -43,41 +43,6 @@ import Testing
             ingressProxy: try TrustedNetworks(parsing: "172.30.32.2/32"),
             authThrottle: AuthThrottle(clock: clock.read),
             pairing: PairingOffer { .init(code: "ABCD-EFGH", url: "https://192.168.1.20:3000", fingerprint: nil, png: [0x89], minutes: 10) })
-    }
-
-    // MARK: requests
-
-    func send(
-        _ method: String, _ path: String, query: String = "", body: String? = nil, json: Bool = true,
-        bearer: String? = nil, basic: String? = nil, headers extra: [String: String] = [:], from peer: String = "203.0.113.9"
-    ) -> HTTPResponse {
-        var headers = ["host": "192.168.1.20:3000"]
-        if body != nil, json { headers["content-type"] = "application/json" }
-        if let bearer { headers["authorization"] = "Bearer \(bearer)" }
-        if let basic { headers["authorization"] = "Basic " + Data("admin:\(basic)".utf8).base64EncodedString() }
-        headers.merge(extra) { $1 }
-        return api.handle(HTTPRequest(
-            method: method, path: path, query: query, headers: headers, body: Array((body ?? "").utf8),
-            peer: TrustedNetworks.address(peer)))
-    }
-
-    func json(_ response: HTTPResponse) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(response.body.utf8))) as? [String: Any] ?? [:]
-    }
-
-    func header(_ response: HTTPResponse, _ name: String) -> String? {
-        response.extraHeaders.first { $0.0 == name }?.1
-    }
-
-    /// A paired phone: its credential, and the device it registered with it.
-    func pairedPhone(_ byte: String, from peer: String = "203.0.113.9") throws -> (credential: String, device: String) {
-        let code = PhoneCredentials.newPairingCode()
-        try store.addPairingCode(hash: PhoneCredentials.digest(PhoneCredentials.normalised(code)), expires: SystemClock().now() + 600)
-        let paired = send("POST", "/api/pair", body: #"{"code":"\#(code)"}"#, from: peer)
-        let credential = try #require(json(paired)["credential"] as? String, "\(paired)")
-        let registered = send("POST", "/api/devices/register", body: #"{"apnsToken":"\#(String(repeating: byte, count: 32))","haUrl":"http://ha:8123","printerPrefix":"\#(Self.printer)"}"#,
-                              bearer: credential, from: peer)
-        return (credential, try #require(json(registered)["deviceId"] as? String, "\(registered)"))
     }
 
     func activityTokens() throws -> [String: String] {

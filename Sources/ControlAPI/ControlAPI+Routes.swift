@@ -24,6 +24,7 @@ extension ControlAPI {
         Route(.post, "/api/devices/:deviceId/push-to-start-token", .token) { api, call in
             try api.pushToStart(call["deviceId"], call.request)
         },
+        Route(.get, "/api/devices/:deviceId", .credential) { api, call in try api.device(call["deviceId"]) },
         Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.remove(call["deviceId"]) },
         Route(.delete, "/api/devices/:deviceId/credential", .credential) { api, call in try api.revoke(call["deviceId"]) },
         Route(.get, "/api/config/apns/status", .token) { api, _ in api.apnsStatus() },

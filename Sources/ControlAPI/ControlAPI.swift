@@ -455,10 +455,22 @@ public struct ControlAPI: Sendable {
         // A phone with its own credential: from now on the credential is this device's.
         if case .phone(let credential, _) = caller { try store.bindCredential(id: credential, deviceID: registration.deviceID) }
         devicesChanged()
+        // The seed's three fields (its DeviceRegistrationResponse), and the
+        // phone as `GET /api/devices/{deviceId}` shows it: the settings
+        // screen needs no second call.
+        let device = try store.device(id: registration.deviceID).map(APIJSON.device) ?? "null"
         return HTTPResponse(status: 200, body: JSONText.object([
             ("success", "true"), ("deviceId", JSONText.quoted(registration.deviceID)),
             ("message", JSONText.quoted(registration.created ? "Device registered" : "Device updated")),
+            ("device", device),
         ]))
+    }
+
+    /// The phone's own device, for the app's settings screen (`APIJSON.device`);
+    /// 404 when none is registered with this id (another phone's: 403, from the row).
+    func device(_ deviceID: String) throws -> HTTPResponse {
+        guard let device = try store.device(id: deviceID) else { return APIError.response(404, "Device not found") }
+        return HTTPResponse(status: 200, body: JSONText.object([("success", "true"), ("device", APIJSON.device(device))]))
     }
 
     func settings(_ deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {

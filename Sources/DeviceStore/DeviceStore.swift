@@ -200,6 +200,12 @@ public final class DeviceStore: @unchecked Sendable {
         }
     }
 
+    /// One registered device with its printers, preferences and tokens, or
+    /// nil (read with the others: a household has a few phones).
+    public func device(id: String) throws(Error) -> Device? {
+        try devices().first { $0.id == id }
+    }
+
     /// The registered devices, then every live activity the app registered
     /// without a device id, each as a device of its own that gets its
     /// printer's Live Activity pushes and no alerts: what `run` sends to.

@@ -1,3 +1,4 @@
+import ControlAPI
 import HomeAssistantLink
 import PrintBridgeCore
 
@@ -22,6 +23,9 @@ public enum AgentInput: Sendable {
     /// The picture asked for alerts (`request`) was taken: its signed link,
     /// or nil when there is none (the alerts go without).
     case snapshot(request: Int, link: String?)
+    /// The app (or the admin) asked for a test push to a phone (the API's
+    /// `test-push`); `done` is told what was queued.
+    case testPush(deviceID: String, done: @Sendable (TestPushOutcome) -> Void)
 }
 
 extension AgentInput {
@@ -43,6 +47,12 @@ public struct AgentInbox: Sendable {
 
     /// New settings for what and when to notify.
     public func reconfigure(_ configuration: PlannerConfiguration) { continuation.yield(.settings(configuration)) }
+
+    /// A test push to a phone, through the outbox like every alert (the
+    /// API's `TestPushQueue`). After the agent stopped, `done` hears `stopping`.
+    public func testPush(_ deviceID: String, done: @escaping @Sendable (TestPushOutcome) -> Void) {
+        if case .terminated = continuation.yield(.testPush(deviceID: deviceID, done: done)) { done(.stopping) }
+    }
 
     func send(_ input: AgentInput) { continuation.yield(input) }
 }

@@ -85,6 +85,11 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             deadline()
         case .snapshot(let request, let link):
             snapshotTaken(request, link: link)
+        case .testPush(let deviceID, let done):
+            guard !draining else { return done(.stopping) }
+            guard let (output, language) = pipeline.testPush(to: deviceID) else { return done(.noPhone) }
+            let queued = deliver(output)
+            done(queued.first.map { .queued($0.push, language: language) } ?? .noPhone)
         }
     }
 
@@ -162,8 +167,10 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
 
     // MARK: - Pushes
 
-    /// A pipeline output: logged, its memory and pushes saved together, the pushes sent.
-    private func deliver(_ output: PrinterPipeline.Output) {
+    /// A pipeline output: logged, its memory and pushes saved together, the
+    /// pushes sent. Returns the outbox entries made.
+    @discardableResult
+    private func deliver(_ output: PrinterPipeline.Output) -> [Outbox.Entry] {
         for failure in output.failures {
             logger.error("a printer update could not be used", metadata: ["error": "\(failure)"])
         }
@@ -174,7 +181,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         }
         guard !output.pushes.isEmpty || !output.changedPrinters.isEmpty || !output.prints.isEmpty
             || !output.endedActivities.isEmpty
-        else { return }
+        else { return [] }
         let states = pipeline.planner.printers.filter { output.changedPrinters.contains($0.key) }
         let now = clock.now()
         let entries = output.pushes.map { push -> Outbox.Entry in
@@ -200,6 +207,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         agent.store.commit(
             states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries)
         carryOut(actions)
+        return entries
     }
 
     // MARK: - Pictures

@@ -26,6 +26,9 @@ extension ControlAPI {
         },
         Route(.get, "/api/devices/:deviceId", .credential) { api, call in try api.device(call["deviceId"]) },
         Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.remove(call["deviceId"]) },
+        Route(.post, "/api/devices/:deviceId/test-push", .credential, answersLater: { api, call, reply in
+            try api.testPush(call["deviceId"], call.request, reply: reply)
+        }),
         Route(.delete, "/api/devices/:deviceId/credential", .credential) { api, call in try api.revoke(call["deviceId"]) },
         Route(.get, "/api/config/apns/status", .token) { api, _ in api.apnsStatus() },
         Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },

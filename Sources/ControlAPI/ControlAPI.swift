@@ -58,6 +58,10 @@ public struct ControlAPI: Sendable {
     /// The status page's forms carry it and their posts must (random, made
     /// at start): another site's page cannot read it.
     let formToken = Base64.urlEncode(PhoneCredentials.random(32))
+    /// Queues a test push to a phone in the running agent (nil: none runs).
+    let testPushes: TestPushQueue?
+    /// How many test pushes a phone may ask for, and how fast.
+    let testPushLimiter: ActionLimiter
     /// Wall time for what the answers say and select (statistics' default
     /// range, a picture link's expiry); a hand-moved clock in tests.
     let clock: any EpochClock
@@ -71,8 +75,11 @@ public struct ControlAPI: Sendable {
         ingressProxy: TrustedNetworks = TrustedNetworks(), authThrottle: AuthThrottle = AuthThrottle(),
         authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in },
         oldWayIn: @escaping @Sendable (_ caller: String, _ peer: String) -> Void = { _, _ in },
-        pairing: PairingOffer? = nil, clock: any EpochClock = SystemClock()
+        pairing: PairingOffer? = nil, clock: any EpochClock = SystemClock(), testPushes: TestPushQueue? = nil,
+        testPushLimiter: ActionLimiter = ControlAPI.testPushLimiter()
     ) {
+        self.testPushes = testPushes
+        self.testPushLimiter = testPushLimiter
         self.clock = clock
         self.pairing = pairing
         self.oldWayIn = oldWayIn

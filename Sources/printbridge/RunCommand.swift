@@ -116,7 +116,7 @@ struct RunCommand: AsyncParsableCommand {
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
             allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics, pressButton: PrinterActionSetup.presser(link),
-            snapshots: snapshots?.serving)
+            snapshots: snapshots?.serving, testPushes: { device, done in agent.inbox.testPush(device, done: done) })
         let signals: SignalService
         do { signals = try SignalService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox) } catch {
             throw CommandFailure.system("\(error)")

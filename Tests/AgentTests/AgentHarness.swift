@@ -166,7 +166,7 @@ final class LogRecorder: LogHandler, @unchecked Sendable {
 
 /// Inputs the agent has handled, for a test to wait on without sleeping.
 final class HandledInputs: Sendable {
-    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot }
+    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot, testPush }
 
     private struct Waiter {
         let id: Int
@@ -188,6 +188,7 @@ final class HandledInputs: Sendable {
         case .answered: kind = .answered
         case .deadline: kind = .deadline
         case .snapshot: kind = .snapshot
+        case .testPush: kind = .testPush
         }
         let met = state.withLock { state -> [Waiter] in
             state.kinds.append(kind)

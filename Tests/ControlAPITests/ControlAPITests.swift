@@ -288,7 +288,7 @@ import Testing
         // What the server answers, as the router knows it.
         let served: Set<String> = [
             "GET /healthz", "GET /metrics", "POST /api/devices/register", "PATCH /api/devices/{deviceId}/settings",
-            "DELETE /api/devices/{deviceId}", "GET /api/devices/{deviceId}", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
+            "DELETE /api/devices/{deviceId}", "GET /api/devices/{deviceId}", "POST /api/devices/{deviceId}/test-push", "GET /api/devices/by-printer/{prefix}", "POST /api/devices/activity-token",
             "POST /api/devices/{deviceId}/push-to-start-token", "GET /api/config/apns/status", "POST /api/config/apns/init",
             "GET /api/printers", "GET /api/printers/{prefix}/history", "GET /api/history", "GET /api/statistics", "POST /api/printers/{prefix}/actions/{action}",
             "GET /api/notifications", "GET /api/snapshots/{name}", "GET /", "POST /api/pair",

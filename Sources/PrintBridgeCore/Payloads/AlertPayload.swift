@@ -47,6 +47,11 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         /// error's text, when the printer said (PrintBridge's addition; the
         /// app ignores keys it does not know).
         public var reason: String?
+        /// The print the alert is about: its history record's id (`printId`
+        /// in `GET /api/history`, as the silent push at its end says it), so
+        /// a tap opens its entry. Absent for an alert about no print (a
+        /// printer error while idle). PrintBridge's addition.
+        public var printId: String?
     }
 
     /// What an alert is about beyond its event.
@@ -74,6 +79,7 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         var milestone: Int?
         var detail: Detail
         var catalog: Catalog
+        var printID: String?
     }
 
     enum CodingKeys: String, CodingKey {
@@ -81,14 +87,15 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
     }
 
     /// The alert for `event` on a printer. `milestone` is the crossed
-    /// percentage for milestone alerts.
+    /// percentage for milestone alerts; `printID` the print it is about.
     public init(
         event: Push.Event, prefix: String, printerName: String, fileName: String?,
-        status: PrintStatus, progress: Int, milestone: Int? = nil, detail: Detail = .none, catalog: Catalog = .english
+        status: PrintStatus, progress: Int, milestone: Int? = nil, detail: Detail = .none, catalog: Catalog = .english,
+        printID: String? = nil
     ) {
         inputs = Inputs(
             event: event, prefix: prefix, printerName: printerName, fileName: fileName, status: status,
-            progress: progress, milestone: milestone, detail: detail, catalog: catalog)
+            progress: progress, milestone: milestone, detail: detail, catalog: catalog, printID: printID)
         let fileName = fileName.flatMap { $0.isEmpty ? nil : $0 }
         let names: [String: CatalogArgument] = [
             "file": .text(fileName ?? catalog.text(.unnamedFile)), "printer": .text(printerName),
@@ -152,7 +159,7 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
             interruptionLevel: level, category: NotificationCategory(event: event, status: status)?.rawValue)
         printerState = PrinterState(
             type: type, prefix: prefix, progress: milestone ?? progress, status: status.rawValue,
-            filename: fileName, reason: reason)
+            filename: fileName, reason: reason, printId: printID)
     }
 
     /// The JSON body, within APNs' 4096 bytes: an over-long file name is
@@ -162,7 +169,7 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
             AlertPayload(
                 event: inputs.event, prefix: inputs.prefix, printerName: inputs.printerName, fileName: fileName,
                 status: inputs.status, progress: inputs.progress, milestone: inputs.milestone, detail: inputs.detail,
-                catalog: inputs.catalog)
+                catalog: inputs.catalog, printID: inputs.printID)
         }
     }
 }

@@ -61,14 +61,18 @@ struct PushBuilder {
     /// The alert for `event` to every device that follows the printer and
     /// wants it (but those `skipping`), each in its own language. A pause,
     /// failure or cancel says why: `reason` when given, else what the
-    /// printer said (`AlertReason`). Returns the devices it went to.
+    /// printer said (`AlertReason`). It names the print (`printID`) unless
+    /// it is about none (`aboutPrint` false: the printer went quiet while
+    /// preparing). Returns the devices it went to.
     @discardableResult
     mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, reason: Catalog.Key? = nil,
-        skipping: Set<String> = [], idName: String? = nil
+        skipping: Set<String> = [], idName: String? = nil, aboutPrint: Bool = true
     ) -> Set<String> {
         let snapshot = snapshot
-        return alert(event, status: status, milestone: milestone, idName: idName, skipping: skipping) { catalog in
+        return alert(
+            event, status: status, milestone: milestone, idName: idName, skipping: skipping, aboutPrint: aboutPrint
+        ) { catalog in
             if let reason { return .reason(catalog.text(reason)) }
             return AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
         }
@@ -77,24 +81,28 @@ struct PushBuilder {
     /// A quiet note (`resumed`, `back_online`) to the devices in `deviceIDs`
     /// that got the alert it answers, under that alert's collapse id
     /// (`replacing`), so the phone shows it in that alert's place.
-    mutating func quietNote(_ event: Push.Event, replacing: Push.Event, to deviceIDs: Set<String>, idName: String) {
+    mutating func quietNote(
+        _ event: Push.Event, replacing: Push.Event, to deviceIDs: Set<String>, idName: String, aboutPrint: Bool = true
+    ) {
         alert(
             event, status: snapshot.status ?? .running, collapseKey: replacing.rawValue, idName: idName,
-            only: deviceIDs) { _ in .none }
+            only: deviceIDs, aboutPrint: aboutPrint) { _ in .none }
     }
 
-    /// A printer error on its own, collapsed per printer and error.
+    /// A printer error on its own, collapsed per printer and error; it
+    /// names the print when one is under way (`duringPrint`).
     /// Its `apns-id` derives from the error and when HA says it appeared,
     /// so one made again after a crash is recognisably the same.
-    mutating func printerErrorAlert(_ error: PrinterError) {
+    mutating func printerErrorAlert(_ error: PrinterError, duringPrint: Bool) {
         let since = snapshot.changedAt[.printerErrors]?.wholeSeconds ?? now.wholeSeconds
         alert(
             .printerError, status: snapshot.status ?? .idle, collapseKey: "error." + error.code,
-            idName: "\(prefix)|error|\(error.code)|\(since)"
+            idName: "\(prefix)|error|\(error.code)|\(since)", aboutPrint: duringPrint
         ) { _ in .printerError(error) }
     }
 
-    /// "Ready to Remove": the bed is down to `temperature` `minutes` after the finish.
+    /// "Ready to Remove": the bed is down to `temperature` `minutes` after
+    /// the finish (of the print `printID` still names).
     mutating func bedCooledAlert(temperature: Double, minutes: Int) {
         alert(.bedCooled, status: .complete) { _ in .bedCooled(temperature: temperature, minutes: minutes) }
     }
@@ -134,7 +142,7 @@ struct PushBuilder {
     @discardableResult
     private mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, collapseKey: String? = nil,
-        idName: String? = nil, skipping: Set<String> = [], only: Set<String>? = nil,
+        idName: String? = nil, skipping: Set<String> = [], only: Set<String>? = nil, aboutPrint: Bool = true,
         detail: (Catalog) -> AlertPayload.Detail
     ) -> Set<String> {
         let progress = Int((snapshot.progress ?? 0).rounded(.down))
@@ -155,7 +163,7 @@ struct PushBuilder {
                 let payload = AlertPayload(
                     event: event, prefix: prefix, printerName: name, fileName: snapshot.fileName,
                     status: status, progress: status == .complete ? 100 : progress, milestone: milestone,
-                    detail: detail(catalog), catalog: catalog)
+                    detail: detail(catalog), catalog: catalog, printID: aboutPrint ? printID : nil)
                 let result = Result { () throws(PayloadError) in try payload.encoded() }
                 encoded[key] = result
                 return result

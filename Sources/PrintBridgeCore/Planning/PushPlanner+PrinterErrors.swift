@@ -56,7 +56,7 @@ extension PushPlanner {
         var told = state.toldErrors ?? []
         let new = (snapshot.printerErrors ?? []).filter { !told.contains($0.code) }
         for error in new.sorted(by: { $0.severity < $1.severity }) {
-            builder.printerErrorAlert(error)
+            builder.printerErrorAlert(error, duringPrint: state.lastStatus?.isActive == true)
             told.insert(error.code)
         }
         state.toldErrors = told

@@ -18,7 +18,8 @@ extension PushPlanner {
         if let told = silence.toldTo, !told.isEmpty {
             builder.quietNote(
                 .backOnline, replacing: .offline, to: told,
-                idName: "\(state.printID ?? builder.prefix)|back_online|\(silence.since.wholeSeconds)")
+                idName: "\(state.printID ?? builder.prefix)|back_online|\(silence.since.wholeSeconds)",
+                aboutPrint: status.isActive)
         }
         state.silence = nil
     }
@@ -34,6 +35,7 @@ extension PushPlanner {
         guard builder.snapshot.silentSince != nil, let status = state.lastStatus, status.isActive || status == .preparing
         else { return }
         silence.toldTo = builder.alert(
-            .offline, status: status, idName: "\(state.printID ?? builder.prefix)|offline|\(silence.since.wholeSeconds)")
+            .offline, status: status, idName: "\(state.printID ?? builder.prefix)|offline|\(silence.since.wholeSeconds)",
+            aboutPrint: status.isActive)
     }
 }

@@ -148,6 +148,11 @@ extension PushPlanner {
             immediateUpdate(.paused, state: &state, builder: &builder)
         case .complete, .failed, .cancelled:
             let status = builder.snapshot.status.flatMap { $0.isTerminal ? $0 : nil } ?? transition.terminalStatus
+            if state.printID == nil {
+                // The alert names the print its history record is (`record`).
+                state.printID = Self.printID(builder.snapshot, now: now)
+                builder.printID = state.printID
+            }
             builder.alert(transition.alertEvent!, status: status, reason: reason)
             state.pauseToldTo = []
             state.silence = nil

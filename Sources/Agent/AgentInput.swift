@@ -23,6 +23,9 @@ public enum AgentInput: Sendable {
     /// The picture asked for alerts (`request`) was taken: its signed link,
     /// or nil when there is none (the alerts go without).
     case snapshot(request: Int, link: String?)
+    /// The store has written the change these held pushes announce (a
+    /// silent push's print record): they may go.
+    case stored([Outbox.Entry])
     /// The app (or the admin) asked for a test push to a phone (the API's
     /// `test-push`); `done` is told what was queued.
     case testPush(deviceID: String, done: @Sendable (TestPushOutcome) -> Void)

@@ -85,6 +85,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             deadline()
         case .snapshot(let request, let link):
             snapshotTaken(request, link: link)
+        case .stored(let entries):
+            stored(entries)
         case .testPush(let deviceID, let done):
             guard !draining else { return done(.stopping) }
             guard let (output, language) = pipeline.testPush(to: deviceID) else { return done(.noPhone) }
@@ -193,8 +195,13 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         }
         var actions = Outbox.Actions()
         let waiting = askForSnapshots(entries, now: now)
+        // A silent push tells the app a print is in its history: it waits
+        // until the store has written the record (`stored`), at most
+        // `recordWait`, else an app that asks at once may not find it.
+        let announcing = entries.filter { $0.push.kind == .background }
         for entry in entries {
-            let hold = waiting.contains(entry.sequence) ? now + agent.hooks.snapshotTimeout : nil
+            var hold = waiting.contains(entry.sequence) ? now + agent.hooks.snapshotTimeout : nil
+            if entry.push.kind == .background { hold = now + Self.recordWait }
             actions.merge(outbox.add(entry, now: now, holdUntil: hold))
         }
         // The requests go to the APNs thread before the store's thread is
@@ -206,8 +213,27 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         actions.send = []
         agent.store.commit(
             states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries)
+        if !announcing.isEmpty {
+            // The store's queue runs in order: this comes once the commit is written.
+            let inbox = agent.inbox
+            agent.store.write("could not tell the agent a print was recorded") { _ in inbox.send(.stored(announcing)) }
+        }
         carryOut(actions)
         return entries
+    }
+
+    /// Seconds a silent push waits at most for its print's record to be
+    /// written (a stalled disk): it holds up the phone's later pushes.
+    static var recordWait: Double { 5 }
+
+    /// The store wrote the change these held pushes announce: they go.
+    private func stored(_ entries: [Outbox.Entry]) {
+        let now = clock.now()
+        var actions = Outbox.Actions()
+        for entry in entries {
+            actions.merge(outbox.release(entry.sequence, token: entry.push.token, payload: nil, now: now).actions)
+        }
+        carryOut(actions)
     }
 
     // MARK: - Pictures

@@ -166,7 +166,7 @@ final class LogRecorder: LogHandler, @unchecked Sendable {
 
 /// Inputs the agent has handled, for a test to wait on without sleeping.
 final class HandledInputs: Sendable {
-    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot, testPush }
+    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot, testPush, stored }
 
     private struct Waiter {
         let id: Int
@@ -189,6 +189,7 @@ final class HandledInputs: Sendable {
         case .deadline: kind = .deadline
         case .snapshot: kind = .snapshot
         case .testPush: kind = .testPush
+        case .stored: kind = .stored
         }
         let met = state.withLock { state -> [Waiter] in
             state.kinds.append(kind)

@@ -1,4 +1,5 @@
 import Agent
+import Foundation
 import DeviceStore
 import PrintBridgeCore
 import Testing
@@ -115,5 +116,27 @@ import Testing
         #expect(exposition.contains(#"type="background",event="history",outcome="limited""#), "\(exposition)")
         #expect(exposition.contains(#"type="background",event="history",outcome="delivered""#))
         #expect(try await history(h).map(\.event) == [.complete, .started, .complete, .started])
+    }
+
+    /// The silent push tells the app its print is in the history: it leaves
+    /// only once the store has written the record, however slow the disk, so
+    /// the app that asks at once finds it (GET /api/history, /api/statistics).
+    @Test func theSilentRefreshWaitsForItsPrintsRecord() async throws {
+        let h = try AgentHarness()
+        let disk = DispatchSemaphore(value: 0)
+        try await withAgent(h) { h, _ in
+            await h.startPrintAndLetItSettle()
+            await h.handled.wait(for: .answered, count: 1)
+            // The store's thread stalls (an SD card's journal commit).
+            h.agentStore.write("stalled") { _ in disk.wait() }
+            h.clock.advance(by: 60)
+            await h.set("_print_status", "finish")
+            await h.handled.wait(for: .answered, count: 2)
+            #expect(h.sender.pushes.map(\.event) == [.started, .complete], "the alert goes; the refresh waits for the record")
+            disk.signal()
+            await h.handled.wait(for: .answered, count: 3)
+            #expect(h.sender.pushes.last?.event == .history)
+            #expect((try? h.store.printHistory().count) == 1, "the record was there before the refresh left")
+        }
     }
 }

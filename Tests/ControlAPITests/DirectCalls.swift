@@ -2,6 +2,7 @@
 import DeviceStore
 import Foundation
 import PrintBridgeCore
+import Synchronization
 import Testing
 
 /// Requests as a phone, the admin or a stranger sends them, handed
@@ -11,8 +12,22 @@ protocol DirectCalls {
     var store: DeviceStore { get }
 }
 
+/// What a stand-in for the agent or Home Assistant was asked, from any thread.
+final class Recorded: Sendable {
+    private let list = Mutex<[String]>([])
+    func append(_ item: String) { list.withLock { $0.append(item) } }
+    var all: [String] { list.withLock { $0 } }
+}
+
 extension DirectCalls {
     static var printerPrefix: String { "x1c_00m09a350100123" }
+
+    /// An empty store in a fresh temporary directory.
+    static func temporaryStore(_ name: String) throws -> DeviceStore {
+        let directory = NSTemporaryDirectory() + "printbridge-\(name)-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return try DeviceStore(directory: directory)
+    }
 
     func send(
         _ method: String, _ path: String, query: String = "", body: String? = nil, json: Bool = true,

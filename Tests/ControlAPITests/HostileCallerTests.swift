@@ -2,7 +2,6 @@
 import DeviceStore
 import Foundation
 import PrintBridgeCore
-import Synchronization
 import Testing
 
 /// Issue 48: the API as a hostile neighbour, another phone and a malicious
@@ -14,19 +13,11 @@ import Testing
     let store: DeviceStore
     let api: ControlAPI
     let clock = AuthThrottleTests.Clock()
-    let presses = Presses()
-
     /// The buttons pressed in "HA".
-    final class Presses: Sendable {
-        let list = Mutex<[String]>([])
-        func append(_ press: String) { list.withLock { $0.append(press) } }
-        var all: [String] { list.withLock { $0 } }
-    }
+    let presses = Recorded()
 
     init() throws {
-        let directory = NSTemporaryDirectory() + "printbridge-hostile-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try DeviceStore(directory: directory)
+        store = try Self.temporaryStore("hostile")
         let presses = self.presses
         api = ControlAPI(
             store: store, apiToken: Self.adminToken, apns: .init(configured: true, bundleID: "b", production: false),

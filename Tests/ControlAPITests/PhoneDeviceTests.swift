@@ -14,9 +14,7 @@ import Testing
     let api: ControlAPI
 
     init() throws {
-        let directory = NSTemporaryDirectory() + "printbridge-phone-device-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try DeviceStore(directory: directory)
+        store = try Self.temporaryStore("phone-device")
         api = ControlAPI(
             store: store, apiToken: Self.adminToken, apns: .init(configured: true, bundleID: "b", production: false),
             trustedNetworks: try TrustedNetworks(parsing: "192.168.1.0/24"))

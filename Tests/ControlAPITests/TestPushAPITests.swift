@@ -2,7 +2,6 @@
 import DeviceStore
 import Foundation
 import PrintBridgeCore
-import Synchronization
 import Testing
 
 /// The app's "Send a test notification" (`POST /api/devices/{deviceId}/test-push`):
@@ -14,18 +13,10 @@ import Testing
     let store: DeviceStore
     let api: ControlAPI
     /// The test pushes the "agent" was asked for, by device.
-    let asked = Asked()
-
-    final class Asked: Sendable {
-        let list = Mutex<[String]>([])
-        func append(_ device: String) { list.withLock { $0.append(device) } }
-        var all: [String] { list.withLock { $0 } }
-    }
+    let asked = Recorded()
 
     init() throws {
-        let directory = NSTemporaryDirectory() + "printbridge-test-push-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try DeviceStore(directory: directory)
+        store = try Self.temporaryStore("test-push")
         let asked = self.asked
         api = ControlAPI(
             store: store, apiToken: Self.adminToken, apns: .init(configured: true, bundleID: "b", production: false),

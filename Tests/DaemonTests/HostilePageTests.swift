@@ -28,9 +28,7 @@ import TestSupport
         let port = try #require(agent.apiPort)
 
         // A paired phone, whose credential the page will try to revoke.
-        let code = try PhoneCredentialTests.pairingCode(agent, port: port)
-        let credential = try #require(
-            try await PhoneCredentialTests.call(port, "POST", "/api/pair", body: #"{"code":"\#(code)"}"#).json["credential"] as? String)
+        let credential = try await PhoneCredentialTests.pairedCredential(agent, port: port)
         let device = try #require(try await PhoneCredentialTests.call(port, "POST", "/api/devices/register",
             body: #"{"apnsToken":"\#(String(repeating: "5a", count: 32))","haUrl":"http://ha:8123","printerPrefix":"\#(Self.x1c)"}"#,
             bearer: credential).json["deviceId"] as? String)

@@ -17,9 +17,7 @@ import TestSupport
         defer { _ = agent.stop() }
         #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
         let port = try #require(agent.apiPort)
-        let code = try PhoneCredentialTests.pairingCode(agent, port: port)
-        let credential = try #require(
-            try await PhoneCredentialTests.call(port, "POST", "/api/pair", body: #"{"code":"\#(code)"}"#).json["credential"] as? String)
+        let credential = try await PhoneCredentialTests.pairedCredential(agent, port: port)
         let phone = String(repeating: "5a", count: 32)
         let registered = try await PhoneCredentialTests.call(port, "POST", "/api/devices/register",
             body: #"{"apnsToken":"\#(phone)","haUrl":"http://ha:8123","printerPrefix":"x1c_00m09a350100123","language":"de"}"#,

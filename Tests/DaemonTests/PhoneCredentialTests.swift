@@ -34,6 +34,13 @@ import TestSupport
         return String(line.dropFirst("Pairing code: ".count).prefix(9))
     }
 
+    /// A phone paired with the running agent: `printbridge pair`'s code traded for its credential.
+    static func pairedCredential(_ agent: DaemonTests.Agent, port: Int) async throws -> String {
+        let code = try pairingCode(agent, port: port)
+        let paired = try await call(port, "POST", "/api/pair", body: #"{"code":"\#(code)"}"#)
+        return try #require(paired.json["credential"] as? String, "\(paired)")
+    }
+
     @Test func aPhonePairsActsForItselfOnlyAndIsRevokedAtOnce() async throws {
         let events = try PrinterActionDaemonTests.midPrintEvents()
         defer { try? FileManager.default.removeItem(atPath: events) }
@@ -115,8 +122,7 @@ import TestSupport
         defer { _ = agent.stop() }
         #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
         let port = try #require(agent.apiPort)
-        let code = try Self.pairingCode(agent, port: port)
-        let credential = try #require(try await Self.call(port, "POST", "/api/pair", body: #"{"code":"\#(code)"}"#).json["credential"] as? String)
+        let credential = try await Self.pairedCredential(agent, port: port)
         let device = try #require(try await Self.call(port, "POST", "/api/devices/register",
             body: #"{"apnsToken":"\#(String(repeating: "5a", count: 32))","haUrl":"http://ha:8123"}"#, bearer: credential)
             .json["deviceId"] as? String)

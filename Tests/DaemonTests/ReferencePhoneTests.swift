@@ -120,15 +120,18 @@ import Glibc
         ], extra: phoneNetwork)
         #expect(walk.ok, "\(walk.lines)")
         #expect(walk.lines.allSatisfy { $0["base"] as? String == "https://\(lan):\(relay.port)" }, "all at home: \(walk.lines)")
-        let device = try #require((walk.step("register")["json"] as? [String: Any])?["deviceId"] as? String)
+        #expect((walk.step("register")["json"] as? [String: Any])?["deviceId"] is String)
         let read = walk.step("device")["json"] as? [String: Any]
         #expect("\(read ?? [:])".contains(Self.x1c), "the phone's own device read back: \(read ?? [:])")
-        #expect(try await waitUntil(upTo: 30, asking: { !self.alerts(apns).isEmpty }), "the test push reached APNs for the phone")
+        #expect(walk.step("test-push")["status"] as? Int == 202)
+        #expect(try await waitUntil(upTo: 30, asking: {
+            self.alerts(apns).contains { ($0["aps"] as? [String: Any])?["thread-id"] as? String == "printbridge-test" }
+        }), "the test push reached APNs for the phone: \(alerts(apns))")
 
         // The print: started, a milestone; the phone presses Pause as the action handler does.
         FileManager.default.createFile(atPath: holds + "/go", contents: nil)
         #expect(try await waitUntil(upTo: 30, asking: { self.alert(apns, "print_started") != nil }))
-        #expect(ha.stats()["held_at"] != nil)
+        #expect(waitUntil(upTo: 30) { ha.rawStats()["held_at"] as? String == "\(progress)=30" }, "the printer running at 30 %")
         let started = try #require(alert(apns, "print_started"))
         #expect((started["printerState"] as? [String: Any])?["printId"] is String, "a tap opens the print's history entry: \(started)")
         walk = try phone(["pause"], set: ["printer": Self.x1c], extra: phoneNetwork)
@@ -142,39 +145,55 @@ import Glibc
         walk = try phone(["snapshot", "stop"], set: ["snapshotURL": paused, "printer": Self.x1c], extra: phoneNetwork)
         #expect(walk.ok, "\(walk.lines)")
         #expect(walk.step("snapshot")["type"] as? String == "image/png" && (walk.step("snapshot")["bytes"] as? Int ?? 0) > 0)
-        let pressed = PrinterActionDaemonTests.serviceCalls(ha).compactMap { ($0["service_data"] as? [String: Any])?["entity_id"] as? String }
+        let pressed = PrinterActionDaemonTests.serviceCalls(ha).compactMap { ($0["target"] as? [String: Any])?["entity_id"] as? String }
         #expect(pressed == ["button.\(Self.x1c)_pause_printing", "button.\(Self.x1c)_stop_printing"], "HA's buttons: \(pressed)")
 
-        // The phone leaves home: at the home URL's address another network's machine answers with a
-        // certificate a CA vouches for, but not the paired one; the outside URL (the proxy's CA certificate) is the agent.
+        // The phone leaves home: the home network's path goes away; the outside URL (the proxy's CA certificate) is the agent.
         relay.kill()
+        FileManager.default.createFile(atPath: holds + "/paused", contents: nil)
+        #expect(try await waitUntil(upTo: 30, asking: { self.alert(apns, "print_complete")?["snapshotURL"] != nil }))
+        // Nothing answers at the home address now: the outside one does.
+        walk = try phone(["history"], set: ["printer": Self.x1c], extra: phoneNetwork)
+        #expect(walk.ok && walk.step("history")["base"] as? String == "https://\(Self.outsideName):\(proxy.port)", "\(walk.lines)")
+        #expect((walk.step("history")["unreachable"] as? [String])?.count == 1, "home tried first: \(walk.step("history"))")
+        // The print as the phone was told it, each alert about it with its history id.
+        let told = alerts(apns).compactMap { $0["printerState"] as? [String: Any] }.filter { $0["printId"] != nil }
+        #expect(told.first?["type"] as? String == "print_started")
+        for kind in ["print_started", "progress_milestone", "print_paused", "print_resumed", "print_complete"] {
+            #expect(told.contains { $0["type"] as? String == kind }, "\(kind): \(told.map { $0["type"] ?? "" })")
+        }
+        #expect(Set(told.compactMap { $0["printId"] as? String }).count == 1, "one print, one id")
+        // Back on the road: another network's machine at the home address shows a certificate a CA vouches
+        // for, but not the paired one; the phone goes on to the outside address without telling it anything.
         let stranger = DaemonTests.temporaryDirectory("stranger") + "/bytes.log"
         let impostor = try MockProcess(script: Self.script + "/network.py", arguments: [
             "--mode", "proxy", "--listen", lan, "--port", String(relay.port), "--target", "127.0.0.1:\(apiPort)",
             "--name", Self.outsideName, "--log", stranger,
         ])
-        FileManager.default.createFile(atPath: holds + "/paused", contents: nil)
-        #expect(try await waitUntil(upTo: 30, asking: { self.alert(apns, "print_complete")?["snapshotURL"] != nil }))
         let complete = try #require(alert(apns, "print_complete"))
-        walk = try phone(["snapshot", "history", "statistics", "alerts"], set: [
-            "snapshotURL": try #require(complete["snapshotURL"] as? String), "printer": Self.x1c, "timeZone": "Europe/Berlin",
-        ], extra: phoneNetwork)
+        // The extension is a process of its own: its AgentLink starts at home, then goes outside.
+        walk = try phone(["snapshot"], set: ["snapshotURL": try #require(complete["snapshotURL"] as? String)],
+                         extra: phoneNetwork + ["--fresh"])
         #expect(walk.ok, "\(walk.lines)")
-        #expect(walk.lines.allSatisfy { $0["base"] as? String == "https://\(Self.outsideName):\(proxy.port)" }, "from outside: \(walk.lines)")
+        #expect(walk.step("snapshot")["type"] as? String == "image/png")
         #expect((walk.step("snapshot")["unreachable"] as? [String])?.first?.contains("not the paired one") == true,
                 "home tried first, and refused: \(walk.step("snapshot"))")
         let sentToTheStranger = (try? String(contentsOfFile: stranger, encoding: .utf8))?.split(separator: "\n") ?? []
         #expect(!sentToTheStranger.isEmpty && sentToTheStranger.allSatisfy { $0 == "0" },
                 "the other machine got not a byte of a request (the credential included): \(sentToTheStranger)")
         _ = impostor
+        // The app itself goes on where it last reached the agent: outside.
+        walk = try phone(["history", "statistics", "alerts"], set: ["printer": Self.x1c, "timeZone": "Europe/Berlin"], extra: phoneNetwork)
+        #expect(walk.ok, "\(walk.lines)")
+        #expect(walk.lines.allSatisfy { $0["base"] as? String == "https://\(Self.outsideName):\(proxy.port)" }, "from outside: \(walk.lines)")
         let printID = (complete["printerState"] as? [String: Any])?["printId"] as? String
         #expect("\(walk.step("history")["json"] ?? "")".contains(printID ?? "none"), "the alert's print in the history")
         #expect(walk.step("statistics")["status"] as? Int == 200)
         #expect("\(walk.step("alerts")["json"] ?? "")".contains("Print Complete"), "the alerts list")
         // The Live Activity followed the print on the token the phone registered.
         let activity = apns.requests().filter { $0["token"] as? String == Self.activityToken }.compactMap { $0["activity_event"] as? String }
-        #expect(activity.contains("update") && activity.last == "end", "\(activity)")
-        _ = device
+        #expect(activity.contains("update") && activity.last == "end",
+                "\(activity): \(apns.requests().map { "\($0["token"] ?? "") \($0["push_type"] ?? "") \($0["activity_event"] ?? "")" })")
     }
 
     /// The walked exchanges and the Swift beside them say the same: each

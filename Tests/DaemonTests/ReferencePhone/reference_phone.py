@@ -21,7 +21,9 @@ AgentLink trusts it, to the URL AgentLink would use:
   loopback), names resolved by --resolve NAME=ADDRESS (the phone's DNS).
 
 State (the pairing, the credential, the device id, which URL worked last)
-is kept in --state between runs. Prints one JSON line per step: name,
+is kept in --state between runs, as the app keeps it; --fresh starts as a
+new process does (the Notification Service Extension, the buttons'
+handler): AgentLink.load() knows the pairing, not which URL worked last. Prints one JSON line per step: name,
 status, the base URL used, the JSON answer (or, for a picture, its type
 and size). Exits 1 at the first step whose status is not the documented
 one, or that could not be done.
@@ -213,12 +215,15 @@ def main():
     parser.add_argument("--resolve", action="append", default=[])
     parser.add_argument("--ca")
     parser.add_argument("--save-picture")
+    parser.add_argument("--fresh", action="store_true")
     args = parser.parse_args()
     with open(args.doc) as f:
         steps = walk_steps(f.read())
     phone = Phone(args)
     if args.qr:
         phone.scan(args.qr)
+    if args.fresh:
+        phone.state["preferOutside"] = False
     for name in args.steps.split(","):
         if name not in steps:
             print(json.dumps({"step": name, "missing": "docs/app.md has no such walked step"}), flush=True)

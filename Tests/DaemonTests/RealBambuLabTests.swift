@@ -307,7 +307,9 @@ import Glibc
         let failStart = Date()
         began = Date()
         #expect(chain.play("failed-print", on: "p1s", upTo: 60) != nil)
-        #expect(agent.wait(upTo: 30) { requests(token).contains { $0.event == "end" } }, "\(agent.log)")
+        #expect(agent.wait(upTo: 30) {
+            requests(token).contains { $0.event == "end" } && alerts(Self.p1s).contains { $0.event == "print_failed" }
+        }, "\(agent.log)")
         timings["failed-print"] = Date().timeIntervalSince(began)
         let failCapture = failRecorder.stop()
         let failAlerts = alerts(Self.p1s)
@@ -342,7 +344,10 @@ import Glibc
         token = try await startActivity(Self.x1c)
         began = Date()
         #expect(chain.play("cancel", on: "x1c", upTo: 60) != nil)
-        #expect(agent.wait(upTo: 30) { requests(token).contains { $0.event == "end" } })
+        #expect(agent.wait(upTo: 30) {
+            requests(token).contains { $0.event == "end" }
+                && alerts(Self.x1c).dropFirst(fullAlerts.count + pauseAlerts.count).contains { $0.event == "print_cancelled" }
+        })
         timings["cancel"] = Date().timeIntervalSince(began)
         let cancelAlerts = Array(alerts(Self.x1c).dropFirst(fullAlerts.count + pauseAlerts.count))
         #expect(cancelAlerts.map(\.event) == ["print_started", "progress_milestone", "print_cancelled"], "\(cancelAlerts.map(\.event))")
@@ -377,7 +382,9 @@ import Glibc
         #expect(agent.wait(upTo: 90) { agent.logged("subscribed to state changes").count > subscriptions }, "\(agent.log)")
         let restartSeconds = Date().timeIntervalSince(began)
         #expect(chain.play("restart-print-rest", on: "x1c", upTo: 60) != nil)
-        #expect(agent.wait(upTo: 30) { requests(token).contains { $0.event == "end" } })
+        #expect(agent.wait(upTo: 30) {
+            requests(token).contains { $0.event == "end" } && alerts(Self.x1c).dropFirst(before).contains { $0.event == "print_complete" }
+        })
         timings["ha-restart"] = Date().timeIntervalSince(began)
         let restartAlerts = Array(alerts(Self.x1c).dropFirst(before))
         #expect(restartAlerts.map(\.event) == ["print_started", "progress_milestone", "progress_milestone", "progress_milestone",
@@ -398,7 +405,12 @@ import Glibc
         let beforeOffline = alerts(Self.x1c).count
         let offlinePlay = chain.play("offline-print", on: "x1c", upTo: 90)
         #expect(offlinePlay != nil)
-        #expect(agent.wait(upTo: 30) { requests(token).contains { $0.event == "end" } })
+        // The Live Activity's end and the complete alert are separate pushes: wait for both (on a busy
+        // machine the end has been seen to arrive first and the alert a moment later).
+        #expect(agent.wait(upTo: 30) {
+            requests(token).contains { $0.event == "end" }
+                && alerts(Self.x1c).dropFirst(beforeOffline).contains { $0.event == "print_complete" }
+        })
         timings["offline"] = Date().timeIntervalSince(began)
         let offlineAlerts = Array(alerts(Self.x1c).dropFirst(beforeOffline))
         // Back, pybambu marks the printer online on its first message (info.set_online: one coordinator

@@ -49,8 +49,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `merge` and `chain`: the agent's inputs as one demand-driven stream.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
-        // Heap: the timed work of the agent's own queues (already in the graph through async-algorithms).
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // /metrics: the agent's metrics, and any library's, through the ecosystem's
         // API (swift-metrics), kept and rendered by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -90,7 +88,6 @@ let package = Package(
 
         // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcExtras"),
-        .systemLibrary(name: "CSwiftRuntimeHooks"),
 
         // UTC offsets of IANA zones for the statistics' local days: ZoneRules
         // over the system's tzdata, read by a TZif parser of our own (RFC 8536,
@@ -102,7 +99,7 @@ let package = Package(
         // Starting the agent's own threads, named and checked.
         .target(
             name: "NamedThreads",
-            dependencies: ["CGlibcExtras", .product(name: "HeapModule", package: "swift-collections")]),
+            dependencies: ["CGlibcExtras"]),
 
         // The Live Activity types shared with the iOS app.
         .target(name: "PrinterActivityContent"),
@@ -197,10 +194,11 @@ let package = Package(
         .executableTarget(
             name: "printbridge",
             dependencies: [
-                "PrintBridgeCore", "Agent", "AgentSettings", "EventReplay", "Snapshots", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras", "CSwiftRuntimeHooks",
+                "PrintBridgeCore", "Agent", "AgentSettings", "EventReplay", "Snapshots", "SystemLibraries", "APNsClient", "HomeAssistantLink", "DeviceStore", "ControlAPI", "PrintBridgeLogging", "Pairing", "NamedThreads", "CGlibcExtras",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             linkerSettings: releaseLinking),

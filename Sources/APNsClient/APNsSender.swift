@@ -1,4 +1,3 @@
-import NamedThreads
 import PrintBridgeCore
 import Synchronization
 
@@ -28,10 +27,7 @@ public final class APNsSender: PushSender {
     public init(
         configuration: APNsConfiguration, key: APNsSigningKey, client: HTTP2Client? = nil,
         clock: any EpochClock = SystemClock(), retry: RetryPolicy = .init(), tokenPolicy: ProviderTokenPolicy = .init(),
-        sleep: @escaping @Sendable (Double) async -> Void = { seconds in
-            // Not Task.sleep: it would start libdispatch's pool (WorkQueue says why).
-            try? await WorkQueue.sleep(seconds: seconds)
-        },
+        sleep: @escaping @Sendable (Double) async -> Void = { seconds in try? await Task.sleep(for: .seconds(seconds)) },
         onTokenRejected: @escaping TokenRejection = { _, _, _ in }
     ) throws(HTTP2TransportError) {
         self.configuration = configuration

@@ -150,7 +150,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         let watch: StoreWatch
         do {
             watch = try StoreWatch(directory: store.directory)
-            try watch.start()
+            watch.start()
         } catch {
             logger.warning(
                 "changes to the devices by another process reach the agent only on SIGHUP",

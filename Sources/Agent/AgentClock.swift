@@ -1,4 +1,3 @@
-import NamedThreads
 import PrintBridgeCore
 
 /// The agent's time: wall time (`now`) for what a payload or a person reads
@@ -9,9 +8,9 @@ public protocol AgentClock: EpochClock {
 }
 
 /// The system's clocks: the deadline is wall time, the wait itself is
-/// measured in monotonic time (`WorkQueue.sleep`, which keeps libdispatch
-/// asleep), so an NTP step during a wait does not stretch or cut it; the
-/// next deadline is taken from wall time again.
+/// measured in monotonic time (`Task.sleep`, on `ContinuousClock`), so an
+/// NTP step during a wait does not stretch or cut it; the next deadline is
+/// taken from wall time again.
 public struct SystemAgentClock: AgentClock {
     public init() {}
 
@@ -20,6 +19,6 @@ public struct SystemAgentClock: AgentClock {
     public func sleep(until deadline: EpochTime) async throws {
         let seconds = deadline - now()
         guard seconds > 0 else { return }
-        try await WorkQueue.sleep(seconds: seconds)
+        try await Task.sleep(for: .seconds(seconds))
     }
 }

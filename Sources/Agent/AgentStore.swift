@@ -4,9 +4,9 @@ import Logging
 import PrintBridgeCore
 
 /// The device store as the agent uses it: every SQLite call on one thread
-/// of its own (`pb-store`, a `WorkQueue`), never on the agent's task or the
-/// executor's thread, so a disk stall (an ext4 journal commit, the WAL's
-/// fsync, a slow SD card) never holds up the next push.
+/// of its own (`pb-store`, a `WorkQueue`), never on the agent's task or
+/// Swift's cooperative threads, so a disk stall (an ext4 journal commit,
+/// the WAL's fsync, a slow SD card) never holds up the next push.
 ///
 /// Writes are queued and return at once; reads wait for their answer and
 /// come after every write queued before them (one queue, in order), so

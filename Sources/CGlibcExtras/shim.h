@@ -3,13 +3,11 @@
 
 /* glibc functions Swift's Glibc module leaves out, declared here instead of
  * looked up at run time: the heap trim and its thresholds, the eventfd that
- * wakes the APNs client's poll and the agent's queues, thread names, and the
- * signalfd `run` reads its signals from. */
+ * wakes the APNs client's poll and the store's queues, and thread names. */
 #ifdef __linux__
 #include <malloc.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
-#include <sys/signalfd.h>
 
 /* A GNU extension: Swift's Glibc module is built without _GNU_SOURCE, so its
  * <pthread.h> does not declare it. The prototype is glibc's. */

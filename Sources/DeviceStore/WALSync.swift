@@ -43,14 +43,20 @@ final class WALSync: Sendable {
             syncWAL()
             return
         }
-        queue.async(after: delay) { [self] in
-            pending.withLock { $0 = false }
-            syncWAL()
+        // The wait is a task's (libdispatch's timers, as every wait in the
+        // agent); the sync, which blocks on the disk, is the queue's.
+        Task { [self] in
+            try? await Task.sleep(for: .seconds(delay))
+            queue.async { [self] in
+                pending.withLock { $0 = false }
+                syncWAL()
+            }
         }
     }
 
     /// Syncs now on the calling thread (on close), after a sync running on
-    /// the queue has ended; one still scheduled is not needed any more.
+    /// the queue has ended; one still waiting is not needed any more (the
+    /// queue, stopped, drops it).
     func syncNow() {
         queue.stop()
         syncWAL()

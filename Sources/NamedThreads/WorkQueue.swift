@@ -1,4 +1,3 @@
-import HeapModule
 import Synchronization
 
 #if canImport(Glibc)
@@ -6,31 +5,21 @@ import CGlibcExtras
 import Glibc
 #endif
 
-/// Work run one item after another, in the order given (or at the time
-/// given), on one thread that sleeps in `poll` until an item comes or the
-/// next timed one is due: the agent's serial queues (the store's) and its
-/// executor, without libdispatch.
+/// Blocking work run one item after another, in the order given, on one
+/// named thread that sleeps in `poll` until an item comes: the store's
+/// SQLite calls and the WAL's fsync.
 ///
-/// Why not `DispatchQueue`: libdispatch on Linux wakes its manager thread
-/// every second while any of its worker pools exists (a stall monitor,
-/// swift-corelibs-libdispatch src/event/workqueue.c,
-/// `_dispatch_workq_monitor_pools`), so an idle agent built on it never
-/// sleeps.
+/// Why a thread of its own rather than a `DispatchQueue` or a task: the
+/// work blocks on the disk (an ext4 journal commit, an SD card's fsync),
+/// and blocking code stays off Swift's cooperative threads and libdispatch's
+/// pool, as swift-nio keeps it on `NIOThreadPool`'s threads. It has no
+/// timers: whoever wants work later sleeps in a task (`Task.sleep`) and
+/// hands it over then.
 public final class WorkQueue: Sendable {
     public typealias Work = @Sendable () -> Void
 
-    private struct Timed: Comparable {
-        var deadline: UInt64  // CLOCK_MONOTONIC, ns
-        var order: UInt64
-        var work: Work
-        static func < (a: Timed, b: Timed) -> Bool { (a.deadline, a.order) < (b.deadline, b.order) }
-        static func == (a: Timed, b: Timed) -> Bool { a.deadline == b.deadline && a.order == b.order }
-    }
-
     private struct State {
         var ready: [Work] = []
-        var timed = Heap<Timed>()
-        var order: UInt64 = 0
         /// The thread is (about to be) in `poll`: new work must wake it.
         var sleeping = false
         var stopping = false
@@ -55,9 +44,6 @@ public final class WorkQueue: Sendable {
         thread.withLock { $0 = started }
     }
 
-    /// Serves the queue on the calling thread until `stop`.
-    public func serveHere() { serve() }
-
     /// Runs `work` after everything given before it.
     public func async(_ work: @escaping Work) {
         let wakeUp = state.withLock { state -> Bool in
@@ -68,27 +54,8 @@ public final class WorkQueue: Sendable {
         if wakeUp { signal() }
     }
 
-    /// Runs `work` once `seconds` have passed (monotonic time).
-    public func async(after seconds: Double, _ work: @escaping Work) {
-        let delay = UInt64(max(0, seconds) * 1e9)
-        async(afterNanoseconds: delay, work)
-    }
-
-    public func async(afterNanoseconds delay: UInt64, _ work: @escaping Work) {
-        let deadline = Self.now() &+ delay
-        let wakeUp = state.withLock { state -> Bool in
-            state.order &+= 1
-            state.timed.insert(Timed(deadline: deadline, order: state.order, work: work))
-            // A new earliest deadline shortens the sleep.
-            guard state.sleeping, state.timed.min?.order == state.order else { return false }
-            state.sleeping = false
-            return true
-        }
-        if wakeUp { signal() }
-    }
-
-    /// Runs what is due now, then ends the thread (joined, unless this is
-    /// it); timed work not yet due is dropped. Safe from any thread.
+    /// Runs what was given before, then ends the thread (joined, unless
+    /// this is it). Safe from any thread.
     public func stop() {
         let onItsThread = state.withLock { state -> Bool in
             state.stopping = true
@@ -104,25 +71,19 @@ public final class WorkQueue: Sendable {
         defer { state.withLock { $0.server = nil } }
         var descriptor = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
         while true {
-            let (work, timeout, stopping) = state.withLock { state -> ([Work], Int32, Bool) in
-                let now = Self.now()
-                while let first = state.timed.min, first.deadline <= now {
-                    state.ready.append(state.timed.removeMin().work)
-                }
+            let (work, stopping) = state.withLock { state -> ([Work], Bool) in
                 if !state.ready.isEmpty {
                     defer { state.ready.removeAll(keepingCapacity: true) }
-                    return (state.ready, 0, false)
+                    return (state.ready, false)
                 }
-                if state.stopping { return ([], 0, true) }
+                if state.stopping { return ([], true) }
                 state.sleeping = true
-                guard let first = state.timed.min else { return ([], -1, false) }
-                // Rounded up to the next millisecond: never woken before it is due.
-                return ([], Int32(min(UInt64(Int32.max), (first.deadline - now + 999_999) / 1_000_000)), false)
+                return ([], false)
             }
             if stopping { return }
             for item in work { item() }
             guard work.isEmpty else { continue }
-            if poll(&descriptor, 1, timeout) > 0 {
+            if poll(&descriptor, 1, -1) > 0 {
                 var value: UInt64 = 0
                 _ = read(wake, &value, MemoryLayout<UInt64>.size)
             }
@@ -133,12 +94,5 @@ public final class WorkQueue: Sendable {
     private func signal() {
         var one: UInt64 = 1
         _ = write(wake, &one, MemoryLayout<UInt64>.size)
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds.
-    public static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }

@@ -4,28 +4,23 @@ import ArgumentParser
 import Glibc
 #endif
 
-/// The program's entry point. The command runs on Swift's cooperative
-/// threads while the main thread only waits. An `async` main would have the
-/// runtime end the main thread with `pthread_exit` instead, which unwinds its
-/// stack through the unwind tables and keeps them and the unwinder (~0.6 MB)
-/// resident for the life of the daemon. Nothing here runs on the main actor.
+/// The program's entry point. Every command, `run` included, runs on Swift's
+/// default executor (libdispatch's threads on Linux) while the main thread
+/// only waits. An `async` main would have the runtime end the main thread
+/// with `pthread_exit` instead, which unwinds its stack through the unwind
+/// tables and keeps them and the unwinder (~0.6 MB) resident for the life of
+/// the daemon. Nothing here runs on the main actor.
 @main
 enum Entry {
     static func main() {
         FreedMemory.configure()  // before any other thread allocates
         let command: any ParsableCommand
         do { command = try PrintBridgeCommand.parseAsRoot() } catch { PrintBridgeCommand.exit(withError: error) }
-        // The long-running agent sleeps when idle only on an executor of its
-        // own, on this thread (MainThreadExecutor says why); the other
-        // commands keep the default one while this thread waits.
         if command is RunCommand { SignalService.block() }  // before any other thread starts
-        let ownExecutor = command is RunCommand
-        if ownExecutor { MainThreadExecutor.install() }
         Task.detached {
             await run(command)
             exit(0)  // what the runtime does when an async main returns
         }
-        if ownExecutor { MainThreadExecutor.shared.run() }
         while true { pause() }
     }
 

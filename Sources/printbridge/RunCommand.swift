@@ -117,12 +117,9 @@ struct RunCommand: AsyncParsableCommand {
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
             allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics, pressButton: PrinterActionSetup.presser(link),
             snapshots: snapshots?.serving, testPushes: { device, done in agent.inbox.testPush(device, done: done) })
-        let signals: SignalService
-        do { signals = try SignalService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox) } catch {
-            throw CommandFailure.system("\(error)")
-        }
+        let signals = SignalService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox)
         // One group: started in this order and, at SIGTERM or SIGINT (the
-        // signal service ends) or a part failing, shut down in reverse: the
+        // group's own signals) or a part failing, shut down in reverse: the
         // link (no more events), the agent (pushes in flight answered,
         // everything written down), the API, APNs.
         let parts: [RunPart] = [
@@ -135,6 +132,7 @@ struct RunCommand: AsyncParsableCommand {
                 .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
                       failureTerminationBehavior: .gracefullyShutdownGroup)
             },
+            gracefulShutdownSignals: SignalService.shutdown,
             logger: logger))
         do {
             try await group.run()

@@ -45,47 +45,12 @@ if grep -q "name: \"$product\"" Benchmarks/Package.swift; then
   package=(--package-path Benchmarks --scratch-path .build/deploy-benchmarks)
 fi
 
-# The agent's code in the order it runs at start-up and idle
-# (scripts/symbol-order.txt and scripts/section-order.ld, written by
-# scripts/symbol-order.py): packed at the front, the code an idle agent
-# touches maps ~3 MiB instead of 8.4 MiB (the kernel maps code 64 KB around
-# each page touched; daemon_benchmark.py --smaps). Names the toolchain
-# lacks are skipped; a stale order only maps more pages. SwiftPM does not
-# relink when only linker flags change, so an order newer than the binary
-# removes the binary first.
-binary="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
-order=()
-if [[ "$product" == printbridge && -f scripts/symbol-order.txt ]]; then
-  # Each function in a section of its own (Swift's and the C targets'): lld
-  # orders sections, and without this swiftc puts most of a file's functions
-  # in one `.text`, so the list could only move whole files.
-  order=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
-    -Xlinker "--symbol-ordering-file=$PWD/scripts/symbol-order.txt" -Xlinker --no-warn-symbol-ordering)
-  # What that list cannot name (functions LLVM leaves without a symbol:
-  # closure-context destructors, some value witnesses; local names many
-  # files define) is placed by file and section by a linker script that
-  # lld inserts ahead of the default layout's .text. A pattern that
-  # matches nothing is ignored.
-  if [[ -f scripts/section-order.ld ]]; then
-    order+=(-Xlinker "-T$PWD/scripts/section-order.ld")
-    if [[ -f "$binary" && scripts/section-order.ld -nt "$binary" ]]; then rm -f "$binary"; fi
-  fi
-  if [[ -f "$binary" && scripts/symbol-order.txt -nt "$binary" ]]; then rm -f "$binary"; fi
-  # swiftc keeps an object whose code (LLVM IR) hashes the same as before
-  # (the .swift_modhash section), and codegen flags are not in that hash:
-  # objects built before function sections are removed once, or they stay.
-  marker=.build/deploy/function-sections
-  if [[ ! -f "$marker" ]]; then
-    find .build/deploy -path '*/release/*.build/*' -name '*.o' -delete 2>/dev/null || true
-    mkdir -p .build/deploy && touch "$marker"
-  fi
-fi
-
 swift build -c release --static-swift-stdlib "${package[@]}" --product "$product" \
-  -Xswiftc -Xclang-linker -Xswiftc "-L$static_libs" -Xswiftc -Xclang-linker -Xswiftc -static-libgcc "${order[@]}" "$@"
+  -Xswiftc -Xclang-linker -Xswiftc "-L$static_libs" -Xswiftc -Xclang-linker -Xswiftc -static-libgcc "$@"
 
 # The static C++ runtime is checked, not assumed: a toolchain that stops
 # asking for -lstdc++ by name would link the shared one again, silently.
+binary="$(swift build -c release "${package[@]}" --show-bin-path)/$product"
 if readelf -d "$binary" | grep -E 'NEEDED.*(libstdc\+\+|libgcc_s)' >&2; then
   echo "build-release.sh: $binary needs the shared C++ runtime above; it should be linked in statically" >&2
   exit 1

@@ -263,10 +263,7 @@ import Testing
         // Every source of each COPY (all but its last word, the destination).
         let copied = build.split(separator: "\n").filter { $0.hasPrefix("COPY ") }
             .flatMap { $0.split(separator: " ").dropFirst().dropLast() }
-        // The link order too: without it the image's agent maps ~2 MiB more code than the one measured.
-        for script in ["scripts/build-release.sh", "scripts/symbol-order.txt", "scripts/section-order.ld"] {
-            #expect(copied.contains(Substring(script)), "\(path) copies \(script)")
-        }
+        #expect(copied.contains("scripts/build-release.sh"), "\(path) copies scripts/build-release.sh")
         for source in copied {
             #expect(FileManager.default.fileExists(atPath: DeployTests.root + "/" + source), "\(source) is in the repository")
         }
@@ -288,47 +285,5 @@ import Testing
         }
         let service = try text("Deploy/homeassistant-addon/printbridge/rootfs/etc/services.d/printbridge/run")
         #expect(service.contains("export GNUTLS_NO_IMPLICIT_INIT=1"))
-    }
-}
-
-/// scripts/build-release.sh links the deployed binary in the order
-/// scripts/symbol-order.py wrote (the benchmarks measure that build).
-@Suite struct ReleaseLinkTests {
-    /// The release link's order files (scripts/build-release.sh) are taken by
-    /// the toolchain's lld as that script passes them: the linker script's
-    /// syntax and its INSERT, and the symbol list. A program linked with them
-    /// runs, and the section the script names comes first in its .text.
-    @Test func theReleaseLinkOrderFilesLink() throws {
-        let directory = DeployTests.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let script = try String(contentsOfFile: DeployTests.root + "/scripts/section-order.ld", encoding: .utf8)
-        let entries = script.split(separator: "\n").filter { $0.hasPrefix("    */") }
-        #expect(entries.count > 20, "section-order.ld names the unnamed functions start-up runs")
-        for entry in entries {
-            #expect(entry.dropFirst(4).wholeMatch(of: /\*\/[^ ()]+\(\.text[^ ()]*\)/) != nil, "\(entry)")
-        }
-        // One more entry naming a section of this test's own object, placed as the script places its own.
-        let own = script.replacingOccurrences(
-            of: "  .text : {\n", with: "  .text : {\n    */order-probe.o(.text.probe_late)\n")
-        try own.write(toFile: directory + "/order.ld", atomically: true, encoding: .utf8)
-        try """
-            __attribute__((noinline, section(".text.probe_early"))) int probe_early(void) { return 1; }
-            __attribute__((noinline, section(".text.probe_late"))) int probe_late(void) { return 2; }
-            int main(void) { return probe_early() + probe_late() == 3 ? 0 : 1; }
-            """.write(toFile: directory + "/order-probe.c", atomically: true, encoding: .utf8)
-        let link = try CommandRunner.execute("/bin/bash", ["-c", """
-            cd '\(directory)' && clang -c -O1 order-probe.c -o "$PWD/order-probe.o" \
-              && clang -fuse-ld=lld "$PWD/order-probe.o" -o probe -Wl,-T,order.ld \
-                 -Wl,--symbol-ordering-file='\(DeployTests.root)/scripts/symbol-order.txt' -Wl,--no-warn-symbol-ordering \
-              && ./probe && nm probe | grep -E ' probe_(early|late)$'
-            """], directory: directory)
-        #expect(link.status == 0, "\(link.stdout)\(link.stderr)")
-        let addresses = Dictionary(uniqueKeysWithValues: link.stdout.split(separator: "\n").compactMap { line -> (String, UInt64)? in
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, let address = UInt64(fields[0], radix: 16) else { return nil }
-            return (String(fields[2]), address)
-        })
-        let late = try #require(addresses["probe_late"]), early = try #require(addresses["probe_early"])
-        #expect(late < early, "the script's section is placed ahead of the rest of .text")
     }
 }

@@ -123,7 +123,7 @@ struct RunCommand: AsyncParsableCommand {
         // link (no more events), the agent (pushes in flight answered,
         // everything written down), the API, APNs.
         let parts: [RunPart] = [
-            apns.map { RunPart(.apns, $0) }, server.map { RunPart(.api, $0) }, RunPart(.agent, agent),
+            apns.map { RunPart(.apns, $0) }, server.map { RunPart(.api, $0) }, RunPart(.agent, agent, waitsForItsTurn: true),
             RunPart(.homeAssistant, link), RunPart(.signals, signals),
         ].compactMap { $0 }
         logger.info("connecting to Home Assistant", metadata: ["ha.url": "\(endpoint)"])

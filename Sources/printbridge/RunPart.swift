@@ -24,16 +24,27 @@ struct RunPart: Service, CustomStringConvertible {
 
     let name: Name
     let service: any Service
+    /// Once its service has ended, the part waits for its own turn in the
+    /// group's shutdown (see `init`).
+    let waitsForItsTurn: Bool
 
-    init(_ name: Name, _ service: any Service) {
+    /// `waitsForItsTurn`: for a service that ends when one shut down before
+    /// it ends, as the agent ends with the link's events. The link ends them
+    /// just before its own `run` returns, and the group, waiting for the
+    /// link, takes any other part that finishes first for a failure
+    /// (`ServiceGroupError.serviceFinishedUnexpectedly`, exit 71); with
+    /// several threads serving tasks, the agent sometimes did.
+    init(_ name: Name, _ service: any Service, waitsForItsTurn: Bool = false) {
         self.name = name
         self.service = service
+        self.waitsForItsTurn = waitsForItsTurn
     }
 
     var description: String { name.rawValue }
 
     func run() async throws {
         do { try await service.run() } catch { throw Failure(part: name, error: error) }
+        if waitsForItsTurn { try? await gracefulShutdown() }
     }
 
     /// What `run` exits with when its group ends with `error`: a thread the

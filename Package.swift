@@ -116,11 +116,17 @@ let package = Package(
             // The alert texts, one file per language, compiled in.
             resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 
-        // APNs delivery: ES256 provider tokens and TLS (OpenSSL), HTTP/2 framing (nghttp2).
+        // One TLS engine (OpenSSL) for every connection that needs one: a
+        // context a side, a connection that owns its SSL and keeps OpenSSL's
+        // rules (the error queue, close_notify) once. The APNs client's and
+        // the app's API server's.
+        .target(name: "TLSEngine", dependencies: ["COpenSSL"]),
+
+        // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 framing (nghttp2) over TLSEngine.
         .target(
             name: "APNsClient",
             dependencies: [
-                "PrintBridgeCore", "NamedThreads", "CNGHTTP2", "COpenSSL", "CGlibcExtras",
+                "PrintBridgeCore", "NamedThreads", "CNGHTTP2", "COpenSSL", "TLSEngine", "CGlibcExtras",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 
@@ -139,7 +145,7 @@ let package = Package(
         .target(
             name: "ControlAPI",
             dependencies: [
-                "PrintBridgeCore", "DeviceStore", "NamedThreads", "COpenSSL", "TimeZones",
+                "PrintBridgeCore", "DeviceStore", "NamedThreads", "COpenSSL", "TLSEngine", "TimeZones",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -1,6 +1,7 @@
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
+import TLSEngine
 
 /// An HTTP/2 client for one origin (APNs): requests multiplexed as streams
 /// on one long-lived TLS connection (ALPN h2, TLS 1.2+), opened when the
@@ -71,7 +72,7 @@ public final class HTTP2Client: @unchecked Sendable {
 
     public let origin: HTTPOrigin
     let options: Options
-    let tls: TLSClientContext
+    let tls: TLSContext
     let shared = Mutex(Shared())
     /// Wakes the loop from `poll`.
     let wakeSignal: WakeSignal
@@ -95,7 +96,11 @@ public final class HTTP2Client: @unchecked Sendable {
     public init(origin: HTTPOrigin, options: Options = .init()) throws(HTTP2TransportError) {
         self.origin = origin
         self.options = options
-        tls = try TLSClientContext(caFile: options.caFile)
+        do {
+            tls = try TLSContext(clientTrusting: options.caFile, alpn: "h2")
+        } catch {
+            throw HTTP2TransportError(.setUp, error.description)
+        }
         wakeSignal = try WakeSignal()
         lookup = AddressLookup(host: origin.host, port: origin.port, wake: wakeSignal, resolve: options.resolve)
         do {

@@ -1,4 +1,5 @@
 import PrintBridgeCore
+import TLSEngine
 
 #if canImport(Glibc)
 import Glibc
@@ -29,18 +30,19 @@ extension HTTP2Connection {
         while state == .open {
             let count: Int
             do {
-                count = try tls.read(into: receiving)
+                switch try tls.read(into: &receiving) {
+                case .moved(let moved): count = moved
+                case .wait: return
+                case .closed: return close(HTTP2TransportError(.connectionLost, "\(origin.authority) closed the connection"))
+                }
             } catch {
-                close(error)
-                return
+                return close(lost(error))
             }
-            guard count > 0 else { return }
             liveness.received(at: now)
-            do {
-                try session.receive(UnsafeRawBufferPointer(rebasing: receiving[..<count]))
-            } catch {
-                close(error)
+            let received = receiving.withUnsafeBytes { bytes in
+                Result { () throws(HTTP2TransportError) in try session.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
             }
+            if case .failure(let error) = received { close(error) }
             if session.pingReceived {
                 session.pingReceived = false
                 liveness.pingAnswered()
@@ -68,18 +70,19 @@ extension HTTP2Connection {
                     return
                 }
             }
-            let written: Int
             do {
-                written = try tls.write(outgoing, from: outgoingSent)
+                guard case .moved(let written) = try tls.write(outgoing, from: outgoingSent), written > 0 else {
+                    writeBlocked = true
+                    return
+                }
+                outgoingSent += written
             } catch {
-                close(error)
-                return
+                return close(lost(error))
             }
-            guard written > 0 else {
-                writeBlocked = true
-                return
-            }
-            outgoingSent += written
         }
+    }
+
+    private func lost(_ failure: TLSConnection.Failure) -> HTTP2TransportError {
+        HTTP2TransportError(.connectionLost, "connection to \(origin.authority) lost: \(failure.description)")
     }
 }

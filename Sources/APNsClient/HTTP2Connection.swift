@@ -1,4 +1,5 @@
 import PrintBridgeCore
+import TLSEngine
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ import Glibc
 /// - the host's addresses: `AddressLookup`, beside the loop (a numeric host
 ///   needs none);
 /// - `TCPConnection`: the addresses tried in turn; owns the socket;
-/// - `TLSStream`: the handshake and encrypted bytes; owns the `SSL`;
+/// - `TLSConnection` (TLSEngine): the handshake and encrypted bytes; owns the `SSL`;
 /// - `HTTP2Session`: streams, answers and the refusal rules; owns the nghttp2 session;
 /// - `HTTP2Liveness`: connect timeout, PING, stall, request timeouts, as a value.
 final class HTTP2Connection {
@@ -34,13 +35,14 @@ final class HTTP2Connection {
     private(set) var wasOpen = false
 
     let origin: HTTPOrigin
-    private let context: TLSClientContext
+    private let context: TLSContext
     private let lookup: AddressLookup
     private let maximumStreams: Int
     // The parts, and the byte pump's state (HTTP2Connection+IO.swift moves bytes with them).
     @exclusivity(unchecked) var liveness: HTTP2Liveness
+    /// The socket; it outlives `tls`, which runs over it (`release`).
     private(set) var socket: TCPConnection?
-    @exclusivity(unchecked) private(set) var tls: TLSStream?
+    @exclusivity(unchecked) private(set) var tls: TLSConnection?
     @exclusivity(unchecked) private(set) var session: HTTP2Session?
     private var handshakeWantsWrite = false
     /// Bytes from nghttp2 waiting to go through TLS, sent up to `outgoingSent`.
@@ -48,9 +50,10 @@ final class HTTP2Connection {
     @exclusivity(unchecked) var outgoingSent = 0
     /// The socket took less than was written: wait for it to be writable.
     @exclusivity(unchecked) var writeBlocked = false
-    let receiving = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+    /// What TLS reads, handed to the session.
+    @exclusivity(unchecked) var receiving = [UInt8](repeating: 0, count: 65536)
 
-    init(origin: HTTPOrigin, tls context: TLSClientContext, lookup: AddressLookup, limits: Limits, now: EpochTime) {
+    init(origin: HTTPOrigin, tls context: TLSContext, lookup: AddressLookup, limits: Limits, now: EpochTime) {
         self.origin = origin
         self.context = context
         self.lookup = lookup
@@ -63,10 +66,7 @@ final class HTTP2Connection {
         }
     }
 
-    deinit {
-        release()
-        receiving.deallocate()
-    }
+    deinit { release() }
 
     /// Streams in flight (sent or about to be).
     var activeStreams: Int { session?.openStreams ?? 0 }
@@ -125,25 +125,29 @@ final class HTTP2Connection {
 
     private func beginHandshake(_ socket: TCPConnection) {
         do {
-            tls = try TLSStream(context: context, over: socket, host: origin.host, authority: origin.authority)
+            tls = try TLSConnection(connecting: socket.descriptor, to: origin.host, context: context)
         } catch {
-            close(error)
+            close(HTTP2TransportError(.tls, error.description))
             return
         }
         state = .handshaking
         continueHandshake()
     }
 
+    /// One step of the handshake; once done, HTTP/2 must have been agreed (ALPN h2).
     func continueHandshake() {
         guard let tls else { return }
         do {
             switch try tls.handshake() {
-            case .wantsRead: handshakeWantsWrite = false
-            case .wantsWrite: handshakeWantsWrite = true
-            case .done: startSession()
+            case .wait(let wait): handshakeWantsWrite = wait == .writable
+            case .done:
+                guard tls.negotiatedProtocol == "h2" else {
+                    return close(HTTP2TransportError(.tls, "\(origin.authority) did not agree to HTTP/2 (ALPN h2)"))
+                }
+                startSession()
             }
         } catch {
-            close(error)
+            close(HTTP2TransportError(.tls, "TLS handshake with \(origin.authority) failed: \(error.description)"))
         }
     }
 
@@ -218,9 +222,9 @@ final class HTTP2Connection {
         release()
     }
 
+    /// Frees the session, then the TLS over the socket, then the socket.
     private func release() {
         session?.release()
-        tls?.close()
         tls = nil
         socket?.close()
         socket = nil

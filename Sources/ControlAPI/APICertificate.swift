@@ -1,5 +1,6 @@
 import COpenSSL
 import PrintBridgeCore
+import TLSEngine
 
 #if canImport(Glibc)
 import Glibc
@@ -159,48 +160,6 @@ public struct APICertificate: Sendable {
         }
     }
 
-    static func openSSLError() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
-        guard code != 0 else { return "" }
-        var text = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &text, text.count)
-        return ": " + String(cString: text)
-    }
-}
-
-/// The API's TLS settings (OpenSSL): TLS 1.2 and 1.3 only; for 1.2 only
-/// forward-secret AEAD suites (ECDHE with AES-GCM or ChaCha20-Poly1305,
-/// Mozilla's "intermediate" list), the server's order; no renegotiation,
-/// no compression, no session cache (one request per connection).
-public final class TLSServerContext: @unchecked Sendable {
-    // @unchecked Sendable: the SSL_CTX is set up here and then only read
-    // (SSL_new), which OpenSSL allows from any thread.
-    let context: OpaquePointer
-
-    public static let tls12Ciphers =
-        "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
-        + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
-
-    public init(_ certificate: APICertificate) throws(APICertificate.Failure) {
-        guard let context = SSL_CTX_new(TLS_server_method()) else {
-            throw APICertificate.Failure(description: "cannot set up TLS\(APICertificate.openSSLError())")
-        }
-        self.context = context
-        _ = pb_ssl_ctx_set_min_tls12(context)
-        pb_ssl_ctx_harden(context)
-        guard SSL_CTX_set_cipher_list(context, Self.tls12Ciphers) == 1,
-            SSL_CTX_use_certificate_chain_file(context, certificate.certificatePath) == 1
-        else {
-            throw APICertificate.Failure(description: "\(certificate.certificatePath): cannot be used\(APICertificate.openSSLError())")
-        }
-        guard SSL_CTX_use_PrivateKey_file(context, certificate.keyPath, SSL_FILETYPE_PEM) == 1,
-            SSL_CTX_check_private_key(context) == 1
-        else {
-            throw APICertificate.Failure(
-                description: "\(certificate.keyPath) is not the key of \(certificate.certificatePath)\(APICertificate.openSSLError())")
-        }
-    }
-
-    deinit { SSL_CTX_free(context) }
+    /// ": " and OpenSSL's first queued error, or nothing.
+    static func openSSLError() -> String { OpenSSLError.first().map { ": " + $0 } ?? "" }
 }

@@ -1,7 +1,7 @@
-import COpenSSL
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
+import TLSEngine
 
 #if canImport(Glibc)
 import Glibc
@@ -33,8 +33,8 @@ import Glibc
 ///   digits only; CRLF or an immediate 400; a head over 16 KB is a 431).
 ///
 /// HTTPS and HTTP on one port (`TLSPolicy`): a connection whose first byte
-/// is a TLS handshake record (0x16) is served over TLS (OpenSSL, non-blocking,
-/// the same deadlines: the handshake counts as the head); any other is plain
+/// is a TLS handshake record (0x16) is served over TLS (`TLSConnection`,
+/// non-blocking, the same deadlines: the handshake counts as the head); any other is plain
 /// HTTP, served only to the peers the policy allows (loopback, HA's ingress
 /// proxy, and while upgrading the LAN), others get a 400 saying to use https.
 ///
@@ -115,7 +115,7 @@ public final class HTTPServer: @unchecked Sendable {
         var peer: [UInt8]?
         /// Plain or TLS; undecided until its first byte (a server with TLS).
         var transport: Transport
-        /// OpenSSL waits for the socket to take output before it goes on.
+        /// TLS waits for the socket to take output before it goes on.
         var tlsWantsWrite = false
         var parser: HTTPRequestParser
         var output: [UInt8] = []
@@ -132,8 +132,8 @@ public final class HTTPServer: @unchecked Sendable {
             parser = HTTPRequestParser(limits: limits)
         }
 
-        var ssl: OpaquePointer? {
-            if case .tls(let ssl, _) = transport { return ssl }
+        var tls: TLSConnection? {
+            if case .tls(let tls) = transport { return tls }
             return nil
         }
 
@@ -144,7 +144,7 @@ public final class HTTPServer: @unchecked Sendable {
     private enum Transport {
         case undecided
         case plain
-        case tls(OpaquePointer, established: Bool)
+        case tls(TLSConnection)
     }
 
     /// Answers given later (`HTTPReply`), for the server thread to write.
@@ -375,15 +375,13 @@ public final class HTTPServer: @unchecked Sendable {
     private func refuse(_ connection: Connection, _ response: HTTPResponse) {
         switch connection.transport {
         case .plain: refuse(connection.descriptor, response)
-        case .tls(let ssl, established: true):
-            let bytes = response.serialized()
-            _ = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+        case .tls(let tls) where tls.isEstablished: _ = try? tls.write(response.serialized())
         default: break
         }
     }
 
+    /// Forgets the connection (its TLS goes with it) and closes its socket.
     private func drop(_ descriptor: Int32) {
-        if let ssl = connections[descriptor]?.ssl { SSL_free(ssl) }
         connections[descriptor] = nil
         close(descriptor)
     }
@@ -412,14 +410,14 @@ public final class HTTPServer: @unchecked Sendable {
             connection.output = response.serialized()
         case .complete(var request):
             request.peer = connection.peer
-            request.isSecure = connection.ssl != nil
+            request.isSecure = connection.tls != nil
             let serial = replySerials.add(1, ordering: .relaxed).newValue
             let reply = HTTPReply(server: self, serial: serial)
             if let response = handler(request, reply) {
                 reply.answered()
                 connection.output = response.serialized()
                 // Over TLS the socket is likely writable now: no need to wait for poll.
-                if connection.ssl != nil { writeOutput(connection) }
+                if connection.tls != nil { writeOutput(connection) }
             } else {
                 connection.awaiting = (MonotonicClock.seconds(), serial)
             }
@@ -431,21 +429,15 @@ public final class HTTPServer: @unchecked Sendable {
     private func writeOutput(_ connection: Connection) {
         let descriptor = connection.descriptor
         let count: Int
-        if let ssl = connection.ssl {
+        if let tls = connection.tls {
             connection.tlsWantsWrite = false
-            pb_ssl_clear_stale_errors()
-            let written = connection.output.withUnsafeBytes {
-                SSL_write(ssl, $0.baseAddress! + connection.written, Int32($0.count - connection.written))
-            }
-            if written <= 0 {
-                switch SSL_get_error(ssl, written) {
-                case SSL_ERROR_WANT_WRITE: connection.tlsWantsWrite = true
-                case SSL_ERROR_WANT_READ: break
-                default: drop(descriptor)
-                }
+            switch try? tls.write(connection.output, from: connection.written) {
+            case .moved(let written): count = written
+            case .wait(let wait):
+                connection.tlsWantsWrite = wait == .writable
                 return
+            case .closed, nil: return drop(descriptor)
             }
-            count = Int(written)
         } else {
             count = connection.output.withUnsafeBytes {
                 send(descriptor, $0.baseAddress! + connection.written, $0.count - connection.written, Int32(MSG_NOSIGNAL))
@@ -454,7 +446,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         connection.written += count
         if connection.written >= connection.output.count {
-            if let ssl = connection.ssl { _ = SSL_shutdown(ssl) }
+            connection.tls?.shutdown()
             shutdown(descriptor, Int32(SHUT_WR))
             connection.lingeringUntil = MonotonicClock.seconds() + limits.lingerSeconds
         }
@@ -478,9 +470,8 @@ public final class HTTPServer: @unchecked Sendable {
                 return nil
             }
             let first = receiveBuffer[0]
-            if first == 0x16, let ssl = SSL_new(tls.context.context) {
-                SSL_set_fd(ssl, descriptor)
-                connection.transport = .tls(ssl, established: false)
+            if first == 0x16, let engine = try? TLSConnection(accepting: descriptor, context: tls.context.tls) {
+                connection.transport = .tls(engine)
                 return receive(connection)
             }
             connection.transport = .plain
@@ -498,47 +489,34 @@ public final class HTTPServer: @unchecked Sendable {
                 return nil
             }
             return receiveBuffer.withUnsafeBytes { connection.parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        case .tls(let ssl, let established):
+        case .tls(let tls):
             connection.tlsWantsWrite = false
-            if !established {
-                pb_ssl_clear_stale_errors()
-                let result = SSL_accept(ssl)
-                guard result == 1 else {
-                    if !tlsShouldWait(connection, result) { drop(descriptor) }
-                    return nil
-                }
-                connection.transport = .tls(ssl, established: true)
+            // A failed handshake or read, or the client's close_notify, ends the connection.
+            if case .wait(let wait)? = try? tls.handshake() {
+                connection.tlsWantsWrite = wait == .writable
+                return nil
             }
-            // Everything OpenSSL can give now (it may hold more than one read's worth).
+            guard tls.isEstablished else {
+                drop(descriptor)
+                return nil
+            }
+            // Everything TLS can give now (it may hold more than one read's worth).
             while true {
-                pb_ssl_clear_stale_errors()
-                let count = receiveBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-                guard count > 0 else {
-                    if !tlsShouldWait(connection, count) { drop(descriptor) }
+                switch try? tls.read(into: &receiveBuffer) {
+                case .moved(let count):
+                    let outcome = receiveBuffer.withUnsafeBytes {
+                        connection.parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+                    }
+                    if case .incomplete = outcome { continue }
+                    return outcome
+                case .wait(let wait):
+                    connection.tlsWantsWrite = wait == .writable
+                    return nil
+                case .closed, nil:
+                    drop(descriptor)
                     return nil
                 }
-                let outcome = receiveBuffer.withUnsafeBytes {
-                    connection.parser.append(UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)]))
-                }
-                if case .incomplete = outcome { continue }
-                return outcome
             }
-        }
-    }
-
-    /// After an OpenSSL call returned `result` ≤ 0: whether it only waits for
-    /// the socket (and for which way); false for an error or a close.
-    private func tlsShouldWait(_ connection: Connection, _ result: Int32) -> Bool {
-        guard let ssl = connection.ssl else { return false }
-        switch SSL_get_error(ssl, result) {
-        case SSL_ERROR_WANT_READ:
-            return true
-        case SSL_ERROR_WANT_WRITE:
-            connection.tlsWantsWrite = true
-            return true
-        default:
-            ERR_clear_error()
-            return false
         }
     }
 

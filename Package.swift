@@ -127,6 +127,8 @@ let package = Package(
             name: "APNsClient",
             dependencies: [
                 "PrintBridgeCore", "NamedThreads", "CNGHTTP2", "COpenSSL", "TLSEngine", "CGlibcExtras",
+                // Requests waiting for a stream, oldest first.
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 

@@ -11,38 +11,11 @@ extension HTTP2Client {
     /// Times a request refused unprocessed is sent again before it fails.
     static let maximumRefusals = 3
 
-    /// Whether requests wait for a stream (empty runs are dropped as they empty).
-    private var hasWaiting: Bool { !retry.isEmpty || pendingHead < pending.count }
-
-    /// The next request to send: a refused one first, then the oldest run's next position.
-    private func takeNext() -> (batch: any HTTP2RequestBatch, position: Int, refusals: Int)? {
-        if !retry.isEmpty {
-            let refused = retry.removeFirst()
-            return (refused.batch, refused.next, refused.refusals)
-        }
-        guard pendingHead < pending.count else { return nil }
-        let position = pending[pendingHead].next
-        pending[pendingHead].next += 1
-        let batch = pending[pendingHead].batch
-        if pending[pendingHead].isEmpty { dropFirstRun() }
-        return (batch, position, 0)
-    }
-
-    private func dropFirstRun() {
-        pendingHead += 1
-        if pendingHead == pending.count {
-            pending.removeAll(keepingCapacity: true)
-            pendingHead = 0
-        }
-    }
-
     /// Fails every request waiting for a stream with `error`.
     private func failWaiting(_ error: HTTP2TransportError) {
-        let left = retry + pending[pendingHead...]
-        retry.removeAll()
-        pending.removeAll()
-        pendingHead = 0
-        for submission in left { submission.fail(error) }
+        let left = waiting
+        waiting.removeAll()
+        for exchange in left { exchange.finish(.failure(error)) }
     }
 
     func run() {
@@ -54,17 +27,17 @@ extension HTTP2Client {
                 state.queue.removeAll(keepingCapacity: true)
                 return (queue, state.stopping, state.stopDeadline)
             }
-            pending += submissions
+            waiting.append(contentsOf: submissions)
             var now = clock.now()
             let inFlight = connection?.activeStreams ?? 0
-            if stopping && (now >= stopDeadline || (!hasWaiting && inFlight == 0)) { break }
-            if connection == nil, hasWaiting {
+            if stopping && (now >= stopDeadline || (waiting.isEmpty && inFlight == 0)) { break }
+            if connection == nil, !waiting.isEmpty {
                 connection = HTTP2Connection(origin: origin, tls: tls, lookup: lookup, limits: limits, now: now)
             }
             if let connection {
                 connection.continueLookup()
-                while connection.canOpenStream, let next = takeNext() {
-                    connection.submit(next.batch, position: next.position, refusals: next.refusals, now: now)
+                while connection.canOpenStream, let next = waiting.popFirst() {
+                    connection.submit(next, now: now)
                 }
                 connection.flush()
             }
@@ -78,13 +51,11 @@ extension HTTP2Client {
                 return state.sleeping
             }
             var timeout: Int32 = -1
-            if !idle || (connection == nil && hasWaiting) {
+            if !idle || (connection == nil && !waiting.isEmpty) {
                 timeout = 0
             } else if let wakeAt {
                 timeout = Int32(max(0, min(3_600_000, ((wakeAt - now) * 1000).rounded(.up))))
             }
-            // About to sleep with nothing to do: a fan-out's slots go.
-            if timeout == -1 { connection?.trimIdle() }
             let socket = connection?.pollEvents
             descriptors[1] = pollfd(fd: socket?.descriptor ?? -1, events: socket?.events ?? 0, revents: 0)
             descriptors[0].revents = 0
@@ -105,7 +76,7 @@ extension HTTP2Client {
         }
         connection?.abandon(.shutdown)
         connection = nil
-        pending += late
+        waiting.append(contentsOf: late)
         failWaiting(.shutdown)
         // Marked stopped in the same lock that takes the waiters: one that
         // comes later sees `stopped` and does not wait.
@@ -125,21 +96,23 @@ extension HTTP2Client {
             maximumStreams: options.maximumStreams)
     }
 
-    /// Takes back refused requests (to send again, a bounded number of
-    /// times) and a closed connection. A connection that never opened fails
-    /// every waiting request with its error: the caller's retry policy paces
-    /// the next attempt.
+    /// Takes back refused requests (to send again first, a bounded number
+    /// of times) and a closed connection. A connection that never opened
+    /// fails every waiting request with its error: the caller's retry
+    /// policy paces the next attempt.
     private func collect() {
         guard let connection else { return }
-        for var submission in connection.takeRefused() {
-            submission.refusals += 1
-            if submission.refusals > Self.maximumRefusals {
-                submission.fail(HTTP2TransportError(
-                    .stream, "\(origin.authority) refused the request \(Self.maximumRefusals + 1) times"))
+        var again: [HTTP2Exchange] = []
+        for var exchange in connection.takeRefused() {
+            exchange.refusals += 1
+            if exchange.refusals > Self.maximumRefusals {
+                exchange.finish(.failure(HTTP2TransportError(
+                    .stream, "\(origin.authority) refused the request \(Self.maximumRefusals + 1) times")))
             } else {
-                retry.append(submission)
+                again.append(exchange)
             }
         }
+        waiting.prepend(contentsOf: again)
         guard connection.state == .closed else { return }
         self.connection = nil
         if connection.stalledStreams > 0 { options.onConnectionReplaced?(connection.stalledStreams) }

@@ -1,3 +1,4 @@
+import DequeModule
 import NamedThreads
 import PrintBridgeCore
 import Synchronization
@@ -27,7 +28,8 @@ import TLSEngine
 /// All connection state lives on one named thread (`pb-apns`). Callers
 /// append to a locked queue and wake that thread through an eventfd only when
 /// it sleeps; answers come back through a continuation (`send(_:)`) or
-/// straight to a batch (`send(_:count:)`, a fan-out's way). The one blocking call
+/// straight to a completion on that thread (`send(_:then:)`, a fan-out's
+/// way: no task a request). The one blocking call
 /// a connection needs, the host name's lookup, runs beside that thread
 /// (`AddressLookup`), never on it.
 ///
@@ -37,9 +39,9 @@ import TLSEngine
 /// `await shutdown(grace:)` does the same without blocking a thread (what a
 /// service's `run` awaits after its graceful-shutdown signal).
 public final class HTTP2Client: @unchecked Sendable {
-    // @unchecked Sendable: `connection`, `retry` and `pending` are touched
-    // only by the loop thread; `shared` is behind a Mutex; the rest is
-    // immutable (`wakeSignal` and `lookup` are Sendable).
+    // @unchecked Sendable: `connection` and `waiting` are touched only by
+    // the loop thread; `shared` is behind a Mutex; the rest is immutable
+    // (`wakeSignal`, `lookup` and `tls` are Sendable).
     public struct Options: Sendable {
         /// A CA bundle to trust instead of the system's (a local test server).
         public var caFile: String?
@@ -59,7 +61,7 @@ public final class HTTP2Client: @unchecked Sendable {
     }
 
     struct Shared {
-        var queue: [HTTP2Submission] = []
+        var queue: [HTTP2Exchange] = []
         var stopping = false
         var stopDeadline = EpochTime(seconds: 0)
         /// The loop is (about to be) blocked in poll: only then does a
@@ -79,18 +81,10 @@ public final class HTTP2Client: @unchecked Sendable {
     /// The host's addresses, looked up beside the loop.
     let lookup: AddressLookup
     private var thread: NamedThread?
-    // The loop thread's own (HTTP2Client+Loop.swift). @exclusivity(unchecked)
-    // here and on the connection's, session's and batches' loop-thread
-    // state: never accessed twice at once (no access spans a call that
-    // could reach the same property), and the dynamic check cost ~120
-    // instructions an access, ~850 a request (callgrind on
-    // scripts/bench/apns_benchmark.py --callgrind-sender).
-    @exclusivity(unchecked) var connection: HTTP2Connection?
-    /// Requests refused unprocessed, sent before `pending`.
-    @exclusivity(unchecked) var retry: [HTTP2Submission] = []
-    /// Runs of requests waiting for a stream, from `pendingHead` on.
-    @exclusivity(unchecked) var pending: [HTTP2Submission] = []
-    @exclusivity(unchecked) var pendingHead = 0
+    // The loop thread's own (HTTP2Client+Loop.swift).
+    var connection: HTTP2Connection?
+    /// Requests waiting for a stream, in order; those refused unprocessed first.
+    var waiting = Deque<HTTP2Exchange>()
 
     /// Throws when OpenSSL cannot be set up (the CA file) or the thread cannot start.
     public init(origin: HTTPOrigin, options: Options = .init()) throws(HTTP2TransportError) {
@@ -122,30 +116,27 @@ public final class HTTP2Client: @unchecked Sendable {
     }
 
     /// Sends one request; returns the server's answer or throws `HTTP2TransportError`.
-    public func send(_ request: HTTP2Request) async throws -> HTTP2Response {
-        try await withResponseContinuation { continuation in
-            let single = SingleRequest(request, continuation: continuation)
-            if !enqueue(HTTP2Submission(single, positions: 0..<1)) { single.failed(0, with: .shutdown) }
+    public func send(_ request: HTTP2Request) async throws(HTTP2TransportError) -> HTTP2Response {
+        let result = await withCheckedContinuation { continuation in
+            send(request) { continuation.resume(returning: $0) }
         }
+        return try result.get()
     }
 
-    /// Sends `batch`'s requests 0..<count and returns at once: each is
-    /// written when its stream opens, and its answer or failure goes to
-    /// the batch, on the client's thread (`HTTP2RequestBatch`). One lock and
-    /// at most one wake-up for the lot. The client keeps `maximumStreams` in
-    /// flight and sends the rest as streams end. After shutdown each fails
-    /// (`shutdown`) before this returns.
-    public func send(_ batch: any HTTP2RequestBatch, count: Int) {
-        guard count > 0 else { return }
-        let submission = HTTP2Submission(batch, positions: 0..<count)
-        if !enqueue(submission) { submission.fail(.shutdown) }
+    /// Sends one request and returns at once; `completion` gets its answer,
+    /// or why none came, once, on the client's thread. The client keeps
+    /// up to `maximumStreams` in flight and sends the rest, in order, as
+    /// streams end. After shutdown it fails (`shutdown`) before this returns.
+    public func send(_ request: HTTP2Request, then completion: @escaping HTTP2Completion) {
+        let exchange = HTTP2Exchange(request: request, completion: completion)
+        if !enqueue(exchange) { exchange.finish(.failure(.shutdown)) }
     }
 
-    /// Queues submissions for the loop, waking it if it sleeps; false once stopping.
-    private func enqueue(_ submission: HTTP2Submission) -> Bool {
+    /// Queues a request for the loop, waking it if it sleeps; false once stopping.
+    private func enqueue(_ exchange: HTTP2Exchange) -> Bool {
         let (accepted, wake) = shared.withLock { state -> (Bool, Bool) in
             guard !state.stopping else { return (false, false) }
-            state.queue.append(submission)
+            state.queue.append(exchange)
             let wake = state.sleeping
             state.sleeping = false
             return (true, wake)

@@ -39,10 +39,11 @@ extension HTTP2Connection {
                 return close(lost(error))
             }
             liveness.received(at: now)
-            let received = receiving.withUnsafeBytes { bytes in
-                Result { () throws(HTTP2TransportError) in try session.receive(UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
+            do {
+                try session.receive(receiving[..<count])
+            } catch {
+                close(error)
             }
-            if case .failure(let error) = received { close(error) }
             if session.pingReceived {
                 session.pingReceived = false
                 liveness.pingAnswered()

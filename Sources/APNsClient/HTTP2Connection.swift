@@ -25,8 +25,7 @@ final class HTTP2Connection {
         var maximumStreams: Int
     }
 
-    // @exclusivity(unchecked): the loop thread's own (HTTP2Client says why).
-    @exclusivity(unchecked) private(set) var state = State.resolving
+    private(set) var state = State.resolving
     /// Why it closed (nil while open, or when it closed cleanly after a GOAWAY).
     private(set) var closeError: HTTP2TransportError?
     /// Streams were sent and nothing came back for the stall timeout.
@@ -39,19 +38,19 @@ final class HTTP2Connection {
     private let lookup: AddressLookup
     private let maximumStreams: Int
     // The parts, and the byte pump's state (HTTP2Connection+IO.swift moves bytes with them).
-    @exclusivity(unchecked) var liveness: HTTP2Liveness
+    var liveness: HTTP2Liveness
     /// The socket; it outlives `tls`, which runs over it (`release`).
     private(set) var socket: TCPConnection?
-    @exclusivity(unchecked) private(set) var tls: TLSConnection?
-    @exclusivity(unchecked) private(set) var session: HTTP2Session?
+    private(set) var tls: TLSConnection?
+    private(set) var session: HTTP2Session?
     private var handshakeWantsWrite = false
     /// Bytes from nghttp2 waiting to go through TLS, sent up to `outgoingSent`.
-    @exclusivity(unchecked) var outgoing: [UInt8] = []
-    @exclusivity(unchecked) var outgoingSent = 0
+    var outgoing: [UInt8] = []
+    var outgoingSent = 0
     /// The socket took less than was written: wait for it to be writable.
-    @exclusivity(unchecked) var writeBlocked = false
+    var writeBlocked = false
     /// What TLS reads, handed to the session.
-    @exclusivity(unchecked) var receiving = [UInt8](repeating: 0, count: 65536)
+    var receiving = [UInt8](repeating: 0, count: 65536)
 
     init(origin: HTTPOrigin, tls context: TLSContext, lookup: AddressLookup, limits: Limits, now: EpochTime) {
         self.origin = origin
@@ -86,11 +85,8 @@ final class HTTP2Connection {
         }
     }
 
-    /// Lets go of stream slots beyond what an idle connection keeps.
-    func trimIdle() { session?.streams.trim() }
-
     /// Hands over the requests to send again on a new connection.
-    func takeRefused() -> [HTTP2Submission] { session?.takeRefused() ?? [] }
+    func takeRefused() -> [HTTP2Exchange] { session?.takeRefused() ?? [] }
 
     /// Connects once the name lookup has answered (the loop asks every turn).
     func continueLookup() {
@@ -102,8 +98,8 @@ final class HTTP2Connection {
     }
 
     /// Queues one request on the session (`canOpenStream` must be true).
-    func submit(_ batch: any HTTP2RequestBatch, position: Int, refusals: Int, now: EpochTime) {
-        session?.submit(batch, position: position, refusals: refusals, now: now)
+    func submit(_ exchange: HTTP2Exchange, now: EpochTime) {
+        session?.submit(exchange, now: now)
     }
 
     // MARK: - Connecting

@@ -1,42 +1,56 @@
 /// One HTTP/2 POST to make on the client's origin.
 public struct HTTP2Request: Sendable {
-    /// ":path" first, then the request's own fields, lower-case (HTTP/2
-    /// requires it). The session adds ":method", ":scheme", ":authority"
-    /// before them and `content-length` after.
-    public var fields: HTTP2Fields
+    /// The path and query, "/3/device/…".
+    public var path: String
+    /// Lower-case names (HTTP/2 requires it). The client adds ":method",
+    /// ":scheme" and ":authority" before them and `content-length` after.
+    public var headers: [HTTP2Header]
     public var body: [UInt8]
 
-    /// A request whose fields (":path" first) were written by the caller.
-    public init(fields: HTTP2Fields, body: [UInt8]) {
-        self.fields = fields
+    public init(path: String, headers: [HTTP2Header], body: [UInt8]) {
+        self.path = path
+        self.headers = headers
         self.body = body
     }
+}
 
-    /// A request to `path` ("/3/device/…") with `headers`.
-    public init(path: String, headers: [(String, String)], body: [UInt8]) {
-        self.init(fields: HTTP2Fields([(":path", path)] + headers), body: body)
+/// One header field of a request.
+public struct HTTP2Header: Sendable, Hashable {
+    public var name: String
+    public var value: String
+    /// Sent as a literal never indexed (RFC 7541 §6.2.3): for a value new
+    /// in every request (APNs' `apns-id`). Indexed, each id entered
+    /// nghttp2's 4 KB HPACK table and pushed out the values that repeat
+    /// (the provider token above all, ~300 bytes as an entry), which were
+    /// then sent whole again. (nghttp2 already leaves `:path` unindexed.)
+    public var neverIndexed: Bool
+
+    public init(_ name: String, _ value: String, neverIndexed: Bool = false) {
+        self.name = name
+        self.value = value
+        self.neverIndexed = neverIndexed
     }
-
-    /// The path and query.
-    public var path: String { fields[":path"] ?? "" }
 }
 
 /// What the server answered.
 public struct HTTP2Response: Sendable, Hashable {
     public var status: Int
-    /// The answer's fields as they came (lower-case names), ":status" left out.
-    public var fields: HTTP2Fields
+    /// Lower-cased header names and their values (":status" left out; of
+    /// a name sent twice, the last).
+    public var headers: [String: String]
     public var body: [UInt8]
 
-    public init(status: Int, fields: HTTP2Fields, body: [UInt8]) {
+    public init(status: Int, headers: [String: String], body: [UInt8]) {
         self.status = status
-        self.fields = fields
+        self.headers = headers
         self.body = body
     }
-
-    /// Lower-cased header names and their values.
-    public var headers: [String: String] { fields.dictionary }
 }
+
+/// Where a request's answer goes: called once, on the client's thread (or
+/// at once on the caller's, when the client has stopped). Keep it short
+/// and never wait in it.
+public typealias HTTP2Completion = @Sendable (Result<HTTP2Response, HTTP2TransportError>) -> Void
 
 /// A request that never got an HTTP answer, and why.
 public struct HTTP2TransportError: Error, Hashable, Sendable, CustomStringConvertible {

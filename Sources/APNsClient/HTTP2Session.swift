@@ -2,8 +2,8 @@ import CNGHTTP2
 import PrintBridgeCore
 
 /// The HTTP/2 client session of one connection: owns the nghttp2 session
-/// (freed by `close` or deinit), the requests in flight as streams, and the
-/// rules for a request the server never processed.
+/// (freed by `release` or deinit), the requests in flight as streams by
+/// id, and the rules for a request the server never processed.
 ///
 /// Bytes go in and out as memory (`receive`, `send(into:)`); the connection
 /// moves them through TLS. Streams end the way HTTP/2 ends them: the
@@ -17,18 +17,15 @@ import PrintBridgeCore
 /// §6.8). One that was sent and then lost its connection fails: whether it
 /// arrived is unknown, and the caller decides.
 final class HTTP2Session {
-    /// Requests in flight (the callbacks fill in their answers).
-    let streams = HTTP2StreamTable()
-    /// Requests to send again on a new connection (`takeRefused`), runs of one.
-    var refused: [HTTP2Submission] = []
-    // @exclusivity(unchecked): the loop thread's own (HTTP2Client says why).
+    /// Requests in flight by stream id (the callbacks fill in their answers).
+    var streams: [Int32: HTTP2Stream] = [:]
+    /// Requests to send again on a new connection (`takeRefused`).
+    var refused: [HTTP2Exchange] = []
     /// The last stream a GOAWAY said the server will process.
-    @exclusivity(unchecked) var goawayLastStream: Int32?
+    var goawayLastStream: Int32?
     /// A PING (or its answer) arrived since the connection last looked.
-    @exclusivity(unchecked) var pingReceived = false
-    @exclusivity(unchecked) private var session: OpaquePointer?
-    private var pool: UnsafeMutablePointer<pb_nghttp2_pool>?
-    private let scratch: HeaderScratch
+    var pingReceived = false
+    private var session: OpaquePointer?
     private let authority: String
     private let maximumStreams: Int
 
@@ -36,97 +33,75 @@ final class HTTP2Session {
     init(authority: String, maximumStreams: Int) throws(HTTP2TransportError) {
         self.authority = authority
         self.maximumStreams = maximumStreams
-        scratch = HeaderScratch(authority: authority)
-        // The callbacks reach this object through nghttp2's user data: it
-        // owns the session, which is freed before it goes (`close`, deinit),
-        // and the session's memory pool, freed after it (CNGHTTP2/shim.h).
-        guard let pool = pb_nghttp2_pool_new() else { throw HTTP2TransportError(.setUp, "nghttp2: out of memory") }
-        self.pool = pool
-        guard let session = Self.makeSession(user: Unmanaged.passUnretained(self).toOpaque(), pool: pool) else {
+        // The callbacks reach this object through nghttp2's user data,
+        // unretained: it owns the session and frees it before it goes
+        // (`release`, deinit), so no callback comes after.
+        guard let session = Self.makeSession(user: Unmanaged.passUnretained(self).toOpaque()) else {
             throw HTTP2TransportError(.setUp, "nghttp2 could not start a session")
         }
         self.session = session
         // No server push; a large window for answers (they are small anyway).
-        var settings = [
+        let settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
-        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
     }
 
     deinit { release() }
 
     /// Streams in flight (sent or about to be).
-    var openStreams: Int { streams.openCount }
+    var openStreams: Int { streams.count }
 
     /// Whether a new request can be submitted now: no GOAWAY, and fewer
     /// streams than this side's limit and the server's.
     var canOpenStream: Bool {
         guard goawayLastStream == nil, let session else { return false }
         let serverLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
-        return streams.openCount < min(maximumStreams, max(1, serverLimit))
+        return streams.count < min(maximumStreams, max(1, serverLimit))
     }
 
     /// After a GOAWAY, the session is done once its last stream is.
-    var isFinished: Bool { goawayLastStream != nil && streams.openCount == 0 }
+    var isFinished: Bool { goawayLastStream != nil && streams.isEmpty }
 
     /// The requests in flight, as liveness sees them.
     var requests: some Sequence<HTTP2Liveness.Request> {
-        streams.openSlots.lazy.map { [streams] slot in
-            let stream = streams[slot]
-            return HTTP2Liveness.Request(id: stream.pointee.id, started: stream.pointee.started, sent: stream.pointee.sent)
-        }
+        streams.lazy.map { HTTP2Liveness.Request(id: $0.key, started: $0.value.started, sent: $0.value.sent) }
     }
 
     /// Hands over the requests to send again, emptying the list.
-    func takeRefused() -> [HTTP2Submission] {
+    func takeRefused() -> [HTTP2Exchange] {
         defer { refused.removeAll() }
         return refused
     }
 
-    /// Queues request `position` of `batch` (`canOpenStream` must be true).
-    func submit(_ batch: any HTTP2RequestBatch, position: Int, refusals: Int, now: EpochTime) {
+    /// Queues one request (`canOpenStream` must be true).
+    func submit(_ exchange: HTTP2Exchange, now: EpochTime) {
         guard let session else {
-            refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: refusals))
+            refused.append(exchange)
             return
         }
-        // The batch writes the request into its stream's slot, in memory
-        // kept from the slot's last request. The header list points into
-        // it, and nghttp2 keeps those pointers, not copies, until the
-        // HEADERS frame has gone out (HeaderScratch). A field marked never
-        // indexed (APNs' `apns-id`, new in every request) is sent as a
-        // literal never indexed (RFC 7541 §6.2.3): indexed, each id entered
-        // nghttp2's 4 KB HPACK table, pushed out the values that repeat (the
-        // provider token above all, ~300 bytes as an entry) and had them
-        // sent again: 3,900 instructions a push in `nghttp2_session_mem_send`
-        // (callgrind, replay --send). nghttp2 already leaves `:path`
-        // unindexed (`hd_deflate_should_indexing`, lib/nghttp2_hd.c).
-        let slot = streams.open(batch, position: position, refusals: refusals, started: now)
-        let stream = streams[slot]
-        let body = batch.request(position, writing: &stream.pointee.fields)
-        Self.appendContentLength(body.count, to: &stream.pointee.fields)
-        stream.pointee.body = body
+        let request = exchange.request
+        var fields = HTTP2HeaderList()
+        fields.append(":method", "POST")
+        fields.append(":scheme", "https")
+        fields.append(":authority", authority)
+        fields.append(":path", request.path)
+        for header in request.headers { fields.append(header.name, header.value, neverIndexed: header.neverIndexed) }
+        fields.append("content-length", String(request.body.count))
         var provider = Self.bodyProvider
-        let id = scratch.withFields(of: stream.pointee.fields.bytes) { fields, count in
-            nghttp2_submit_request(session, nil, fields, count, &provider, HTTP2StreamTable.userData(slot))
-        }
+        let id = fields.withList { list, count in nghttp2_submit_request(session, nil, list, count, &provider, nil) }
         guard id > 0 else {
-            streams.free(slot)
-            batch.failed(position, with: HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))"))
+            exchange.finish(.failure(HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))")))
             return
         }
-        stream.pointee.id = id
-    }
-
-    /// A request's `content-length`, written last among its fields.
-    static func appendContentLength(_ count: Int, to fields: inout some HTTP2FieldAppending & ~Copyable) {
-        fields.append("content-length", decimal: count)
+        streams[id] = HTTP2Stream(exchange, started: now)
     }
 
     /// Takes bytes read from the server; throws when they break the protocol.
-    func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2TransportError) {
+    func receive(_ bytes: ArraySlice<UInt8>) throws(HTTP2TransportError) {
         guard let session else { return }
-        let used = nghttp2_session_mem_recv(session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        let used = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
         if used < 0 {
             throw HTTP2TransportError(.stream, "HTTP/2 protocol error from \(authority): \(String(cString: nghttp2_strerror(Int32(used))))")
         }
@@ -150,81 +125,82 @@ final class HTTP2Session {
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
     }
 
-    /// Gives up on one request: RST_STREAM (CANCEL) to the server, `error` to the caller.
+    /// Gives up on one request: RST_STREAM (CANCEL) to the server, `error`
+    /// to the caller. What nghttp2 still says about the stream finds no
+    /// stream and is ignored.
     func cancel(_ id: Int32, failing error: HTTP2TransportError) {
-        guard let slot = openSlot(of: id) else { return }
-        let batch = streams[slot].pointee.batch, position = streams[slot].pointee.position
-        forget(slot)
+        guard let stream = streams.removeValue(forKey: id) else { return }
         if let session { nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue) }
-        batch?.failed(position, with: error)
+        stream.exchange.finish(.failure(error))
     }
 
     /// The connection is gone: requests never processed go to `refused`,
     /// the others fail with `failure`. Frees the nghttp2 session.
     func close(failing failure: HTTP2TransportError) {
-        let open = streams.openSlots.sorted { streams[$0].pointee.id < streams[$1].pointee.id }
-        var failed: [(any HTTP2RequestBatch, Int)] = []
-        for slot in open {
-            let stream = streams[slot]
-            guard let batch = stream.pointee.batch else { continue }
-            let position = stream.pointee.position
-            if !stream.pointee.sent || isAboveGoaway(stream.pointee.id) {
-                refused.append(HTTP2Submission(batch, positions: position..<(position + 1), refusals: stream.pointee.refusals))
-            } else {
-                failed.append((batch, position))
-            }
-            forget(slot)
-        }
+        let open = streams.sorted { $0.key < $1.key }
+        streams.removeAll()
         release()
-        for (batch, position) in failed { batch.failed(position, with: failure) }
+        for (id, stream) in open {
+            if !stream.sent || isAboveGoaway(id) {
+                refused.append(stream.exchange)
+            } else {
+                stream.exchange.finish(.failure(failure))
+            }
+        }
     }
 
     /// The client is stopping: every request still here fails with `error`,
     /// and a GOAWAY is queued (the connection sends it, then `close`s).
     func abandon(failing error: HTTP2TransportError) {
-        var open: [(any HTTP2RequestBatch, Int)] = []
-        for slot in Array(streams.openSlots) {
-            if let batch = streams[slot].pointee.batch { open.append((batch, streams[slot].pointee.position)) }
-            forget(slot)
-        }
-        let left = refused
+        let open = streams.values.map(\.exchange) + refused
+        streams.removeAll()
         refused.removeAll()
-        for (batch, position) in open { batch.failed(position, with: error) }
-        for submission in left { submission.fail(error) }
+        for exchange in open { exchange.finish(.failure(error)) }
         if let session { nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) }
     }
 
     func isAboveGoaway(_ id: Int32) -> Bool { goawayLastStream.map { id > $0 } ?? false }
 
-    /// The open stream `id`'s slot, if it is still ours.
-    func openSlot(of id: Int32) -> Int? {
-        guard let slot = slot(of: id), streams[slot].pointee.batch != nil else { return nil }
-        return slot
-    }
-
-    /// Stream `id`'s slot, open or retired, if the slot still holds it.
-    func slot(of id: Int32) -> Int? {
-        guard let session else { return nil }
-        return streams.slot(of: id, userData: nghttp2_session_get_stream_user_data(session, id))
-    }
-
-    /// Lets go of a stream before nghttp2 closed it. Its slot is reused at
-    /// once if its HEADERS went out, after nghttp2 has sent or dropped them
-    /// otherwise (`HTTP2StreamTable.retire`). A later callback for the
-    /// stream finds the slot's id changed and does nothing.
-    func forget(_ slot: Int) {
-        if streams[slot].pointee.sent {
-            streams.free(slot)
-        } else {
-            streams.retire(slot)
-        }
-    }
-
     /// Frees the nghttp2 session (idempotent); what it refused stays to be taken.
     func release() {
         if let session { nghttp2_session_del(session) }
         session = nil
-        pb_nghttp2_pool_delete(pool)
-        pool = nil
+    }
+}
+
+/// A request's header fields as `nghttp2_submit_request` takes them: the
+/// names and values side by side in one byte array, and the list of
+/// `nghttp2_nv` pointing into it made only for the length of the call.
+/// nghttp2 copies (and lower-cases) every name and value before the call
+/// returns: no flag here asks it not to.
+struct HTTP2HeaderList {
+    private var bytes: [UInt8] = []
+    private var fields: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
+
+    init() {
+        bytes.reserveCapacity(512)
+        fields.reserveCapacity(16)
+    }
+
+    mutating func append(_ name: String, _ value: String, neverIndexed: Bool = false) {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        let flags = neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
+        fields.append((nameStart..<valueStart, valueStart..<bytes.count, UInt8(flags.rawValue)))
+    }
+
+    /// Calls `body` with the list and its count.
+    mutating func withList<Result>(_ body: (UnsafeMutablePointer<nghttp2_nv>, Int) -> Result) -> Result {
+        let fields = fields
+        return bytes.withUnsafeMutableBufferPointer { bytes in
+            var list = fields.map { field in
+                nghttp2_nv(
+                    name: bytes.baseAddress! + field.name.lowerBound, value: bytes.baseAddress! + field.value.lowerBound,
+                    namelen: field.name.count, valuelen: field.value.count, flags: field.flags)
+            }
+            return list.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
+        }
     }
 }

@@ -163,19 +163,17 @@ import Testing
         #expect((try server.stats()["jwts"] as? [String])?.count == 1, "one provider token for all")
     }
 
-    /// Through eight stream slots, each reused ~40 times: every request
-    /// reaches the server with its own path and apns-id (nghttp2 points at
-    /// a slot's fields until its HEADERS went out, HeaderScratch), and each
-    /// answer comes back to its own push.
+    /// Through eight streams at a time, 300 pushes: every request reaches
+    /// the server with its own path and apns-id, and each answer comes back
+    /// to its own push.
     @Test(.timeLimit(.minutes(1))) func reusedStreamSlotsKeepEachRequestsOwnFields() async throws {
         let server = try MockAPNsServer()
         let sender = try senderWithClient(of: server) { $0.maximumStreams = 8 }
         let tokens = (0..<300).map { token("5107", $0) }
         let pushes = tokens.enumerated().map { index, token in
             var push = alertPush(to: token)
-            push.apnsID = Push.derivedID("slot-test|\(index)")
-            // Every tenth push with another priority: the fields
-            // pushes alike share are written again between them.
+            push.apnsID = Push.derivedID("stream-test|\(index)")
+            // Every tenth push with another priority.
             if index % 10 == 0 { push.priority = 5 }
             return TaggedPush(push, tag: index)
         }
@@ -190,9 +188,9 @@ import Testing
     }
 
     /// A request with no answer within the request timeout is reset
-    /// (RST_STREAM) and fails as a timeout; its stream slot is freed, and
-    /// the connection goes on carrying the next pushes, whose answers are
-    /// theirs even when the late answer's stream id comes back.
+    /// (RST_STREAM) and fails as a timeout, and the connection goes on
+    /// carrying the next pushes, whose answers are theirs even when the
+    /// late answer's stream id comes back.
     @Test(.timeLimit(.minutes(1))) func aRequestPastItsTimeoutIsResetAndTheConnectionGoesOn() async throws {
         let server = try MockAPNsServer()
         let sender = try senderWithClient(of: server, retry: RetryPolicy(maximumAttempts: 1)) { options in
@@ -209,7 +207,7 @@ import Testing
             return
         }
         #expect(message.contains("no answer") && message.contains("within 1 s"))
-        #expect((1...20).allSatisfy { outcomes[$0]?.isDelivered == true }, "the others went through the other slot")
+        #expect((1...20).allSatisfy { outcomes[$0]?.isDelivered == true }, "the others went through the other stream")
         // After the slow answer's time has passed, the connection still serves.
         try await Task.sleep(for: .seconds(1.5))
         let after = await outcomesOfOneBatch((0..<4).map { TaggedPush(alertPush(to: token("cd", 70 + $0)), tag: $0) }, from: sender)

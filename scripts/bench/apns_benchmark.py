@@ -12,13 +12,12 @@ fresh h2mock each (so its connection count is that contender's):
   - PrintBridge's APNsSender (Benchmarks/Sources/APNsBenchmark, built as
     deployed), C pushes in flight, the caller keeping the window as
     `replay --send` does (a batch of as many as have room each round);
-  - the same with every push in one batch and the client keeping C streams
-    in flight itself, starting the next on its own thread as one ends, as
-    h2load -m does: the sender's ceiling without a caller's window.
+  - with --before BINARY, an APNsBenchmark built from an earlier commit,
+    the same way: before and after in one run.
 The server runs on CPU 0, each client on CPU 1 (when there are two). The
-round with the median PrintBridge/aioapns ratio is shown. Targets:
-PrintBridge (replay's window) >= 10x aioapns; PrintBridge (one batch) >= 80 %
-of h2load's ceiling (the long-term goal is 90 %).
+round with the median PrintBridge/aioapns ratio is shown. Target:
+PrintBridge >= 10x aioapns on one connection; its share of h2load's
+ceiling is reported.
 
 Then the end-to-end fan-out: `printbridge replay SampleEvents/bambu-full-print.jsonl
 --devices FILE --send` (the deployed agent) tells one print to --phones phones
@@ -35,7 +34,7 @@ included, and in the steady state (N requests against N/4, so start-up
 cancels out): the sender's share of h2load's ceiling by instructions.
 
 usage: python3 scripts/bench/apns_benchmark.py [--count 30000] [--concurrency 100] [--rounds 3] [--phones 10000]
-       [--callgrind 2000] [--callgrind-sender 8000] [--skip-build]
+       [--callgrind 2000] [--callgrind-sender 8000] [--skip-build] [--before OLD_APNsBenchmark]
 """
 import argparse
 import base64
@@ -188,7 +187,8 @@ def h2load_command(port, token, count, concurrency, payload, jwt):
             "-H", "apns-id: 0b1f6a2e-2c1d-4c9e-9f1e-3d4c5b6a7980"]
 
 
-def sender_instructions(count, concurrency, workdir, pin_server, cert, server_key, signing_key, payload, token, jwt):
+def sender_instructions(count, concurrency, workdir, pin_server, cert, server_key, signing_key, payload, token, jwt,
+                        before=None):
     """Instructions a request of the sender alone (APNsBenchmark) and of
     h2load, each sending requests with `concurrency` in flight on one
     connection to its own h2mock (callgrind's totals over the requests
@@ -200,12 +200,15 @@ def sender_instructions(count, concurrency, workdir, pin_server, cert, server_ke
     counted = {}
     environment = dict(os.environ, APNS_TEAM_ID=TEAM_ID, APNS_KEY_ID=KEY_ID, APNS_BUNDLE_ID=BUNDLE,
                        APNS_KEY_PATH=signing_key, APNS_CA_FILE=cert, SWIFT_DETERMINISTIC_HASHING="1")
-    for name in ("printbridge", "h2load"):
+    senders = {"printbridge": APNS_BENCHMARK}
+    if before:
+        senders["before"] = before
+    for name in list(senders) + ["h2load"]:
         totals = {}
         for n in (count // 4, count):
             server = H2Mock(pin_server, cert, server_key)
-            if name == "printbridge":
-                command = [APNS_BENCHMARK, "--count", str(n), "--concurrency", str(concurrency)]
+            if name in senders:
+                command = [senders[name], "--count", str(n), "--concurrency", str(concurrency)]
                 env = dict(environment, APNS_BASE_URL=f"https://127.0.0.1:{server.port}")
             else:
                 command = [shutil.which("h2load")] + h2load_command(server.port, token, n, concurrency, payload, jwt)[1:]
@@ -261,6 +264,8 @@ def main():
                         help="also count the fan-out's instructions a push (callgrind), to PHONES phones")
     parser.add_argument("--callgrind-sender", type=int, default=0, metavar="N",
                         help="also count the instructions a request of the sender alone and of h2load (callgrind), N requests each")
+    parser.add_argument("--before", metavar="BINARY",
+                        help="an APNsBenchmark built from an earlier commit, run as a contender in every round")
     args = parser.parse_args()
     ensure_tools()
     build_h2mock()
@@ -310,20 +315,20 @@ def main():
                 env=environment, capture_output=True, text=True, check=True).stdout)
             figures["printbridge"]["connections"], _ = server.stop()
 
-            server = H2Mock(pin_server, cert, server_key)
-            environment["APNS_BASE_URL"] = f"https://127.0.0.1:{server.port}"
-            figures["one_batch"] = json.loads(subprocess.run(
-                pin_client + [APNS_BENCHMARK, "--count", str(args.count), "--concurrency", str(args.concurrency),
-                              "--one-batch"],
-                env=environment, capture_output=True, text=True, check=True).stdout)
-            figures["one_batch"]["connections"], _ = server.stop()
+            if args.before:
+                server = H2Mock(pin_server, cert, server_key)
+                environment["APNS_BASE_URL"] = f"https://127.0.0.1:{server.port}"
+                figures["before"] = json.loads(subprocess.run(
+                    pin_client + [args.before, "--count", str(args.count), "--concurrency", str(args.concurrency)],
+                    env=environment, capture_output=True, text=True, check=True).stdout)
+                figures["before"]["connections"], _ = server.stop()
             rounds.append(figures)
         steal = steal.percent()
         fanout = fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key) if args.phones else None
         counted = fan_out_instructions(args.callgrind, workdir, pin_server, cert, server_key, signing_key) \
             if args.callgrind else None
         sender_counted = sender_instructions(args.callgrind_sender, args.concurrency, workdir, pin_server, cert,
-                                             server_key, signing_key, payload, token, jwt) \
+                                             server_key, signing_key, payload, token, jwt, args.before) \
             if args.callgrind_sender else None
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -336,7 +341,9 @@ def main():
           f"the median of {args.rounds} rounds" + (" (server on CPU 0, clients on CPU 1)" if pin_client else ""))
     print(f"{'contender':<32}{'pushes/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'peak RSS':>11}{'2xx':>8}{'TLS conn.':>11}")
     for name, label in (("h2load", "h2load (the server's ceiling)"), ("aioapns", "aioapns 4.0 (Python)"),
-                        ("printbridge", "PrintBridge, replay's window"), ("one_batch", "PrintBridge, one batch")):
+                        ("printbridge", "PrintBridge, replay's window"), ("before", "PrintBridge --before")):
+        if name not in shown:
+            continue
         f = shown[name]
         p50 = f"{f['p50_ms']:>9.2f}" if "p50_ms" in f else f"{'':>9}"
         p99 = f"{f['p99_ms']:>9.2f}" if "p99_ms" in f else f"{'':>9}"
@@ -344,14 +351,15 @@ def main():
         print(f"{label:<32}{f['pushes_per_second']:>10,.0f}{p50}{p99}{rss}{f['delivered']:>8}{f['connections']:>11}")
     ratio = versus_aioapns(shown)
     window_share = shown["printbridge"]["pushes_per_second"] / shown["h2load"]["pushes_per_second"]
-    ceiling = shown["one_batch"]["pushes_per_second"] / shown["h2load"]["pushes_per_second"]
     print("PrintBridge / aioapns per round: " + " ".join(f"{versus_aioapns(r):.1f}x" for r in rounds)
           + f"; hypervisor steal during the rounds: {steal:.1f} % of the machine's CPU time")
     print(f"PrintBridge / aioapns: {ratio:.1f}x (target >= {TARGET_VERSUS_AIOAPNS:.0f}x): "
-          f"{'met' if ratio >= TARGET_VERSUS_AIOAPNS else 'NOT met'}")
-    print(f"PrintBridge one batch / h2load ceiling: {100 * ceiling:.0f} % (target >= 80 %: "
-          f"{'met' if ceiling >= 0.8 else 'NOT met'}; long-term goal 90 %); replay's window: {100 * window_share:.0f} % "
-          f"(the caller's task is woken for each answer it takes)")
+          f"{'met' if ratio >= TARGET_VERSUS_AIOAPNS else 'NOT met'}; of h2load's ceiling: {100 * window_share:.0f} %")
+    if args.before:
+        print("--before / aioapns per round: " + " ".join(
+            f"{r['before']['pushes_per_second'] / r['aioapns']['pushes_per_second']:.1f}x" for r in rounds)
+            + "; PrintBridge / --before per round: " + " ".join(
+            f"{r['printbridge']['pushes_per_second'] / r['before']['pushes_per_second']:.2f}" for r in rounds))
     if fanout:
         agent, peer = fanout["printbridge"], fanout["aioapns"]
         print(f"fan-out: one print (SampleEvents/bambu-full-print.jsonl) to {args.phones:,} phones, "
@@ -372,15 +380,18 @@ def main():
         print(f"fan-out instructions (callgrind, {args.callgrind:,} phones, {requests:,} pushes): "
               f"{total / max(1, requests):,.0f} a push, the whole replay --send process")
     if sender_counted:
-        ours, theirs = sender_counted["printbridge"], sender_counted["h2load"]
-        whole, steady = theirs["whole"] / ours["whole"], theirs["steady"] / ours["steady"]
-        print(f"sender alone, instructions a request (callgrind, {args.callgrind_sender:,} requests, "
-              f"{args.concurrency} in flight, start-up included): PrintBridge {ours['whole']:,.0f}, "
-              f"h2load {theirs['whole']:,.0f}: {100 * whole:.0f} % of h2load's ceiling by instructions")
-        print(f"  steady state (what {args.callgrind_sender:,} requests cost beyond {args.callgrind_sender // 4:,}): "
-              f"PrintBridge {ours['steady']:,.0f}, h2load {theirs['steady']:,.0f}: {100 * steady:.0f} % "
-              f"(target >= 80 %: {'met' if min(whole, steady) >= 0.8 else 'NOT met'}, both ways)")
-    if shown["printbridge"]["delivered"] != args.count or shown["one_batch"]["delivered"] != args.count:
+        theirs = sender_counted["h2load"]
+        for name in ("printbridge", "before"):
+            if name not in sender_counted:
+                continue
+            ours = sender_counted[name]
+            whole, steady = theirs["whole"] / ours["whole"], theirs["steady"] / ours["steady"]
+            print(f"{'sender alone' if name == 'printbridge' else '--before'}, instructions a request (callgrind, "
+                  f"{args.callgrind_sender:,} requests, {args.concurrency} in flight, start-up included): "
+                  f"{ours['whole']:,.0f}, h2load {theirs['whole']:,.0f}: {100 * whole:.0f} % of h2load's by instructions; "
+                  f"steady state (beyond {args.callgrind_sender // 4:,}): {ours['steady']:,.0f}, h2load "
+                  f"{theirs['steady']:,.0f}: {100 * steady:.0f} %")
+    if shown["printbridge"]["delivered"] != args.count:
         sys.exit("not every push was delivered")
     if shown["printbridge"]["connections"] != 1:
         sys.exit(f"PrintBridge opened {shown['printbridge']['connections']} TLS connections, not one")

@@ -1,13 +1,11 @@
 // Sends N pushes through APNsSender to the APNs endpoint in the APNS_*
 // environment (a local mock in the benchmark) with C in flight at once, and
 // prints one JSON line: pushes/s, latency percentiles, peak RSS, connections.
-// The pushes go as `replay --send` sends a fan-out (below), or with
-// --one-batch all in one batch, the client keeping C streams in flight.
+// The pushes go as `replay --send` sends a fan-out (below).
 // Run by scripts/bench/apns_benchmark.py; not installed.
 import AgentSettings
 import APNsClient
 import PrintBridgeCore
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -41,17 +39,7 @@ let count = argument("--count", default: 10_000)
 let concurrency = argument("--concurrency", default: 100)
 // The APNS_* settings read as the agent reads them.
 let configuration = try Settings(sources: .process(file: nil)).apns.configuration.get()
-// --one-batch: every push in one batch, the client itself keeping
-// --concurrency streams in flight (its `maximumStreams`) and starting the
-// next as one ends, on its own thread, as h2load -m keeps its streams: the
-// sender's ceiling without a caller's window around it. Without it, the
-// caller keeps the window, as `replay --send` does (below).
-let oneBatch = CommandLine.arguments.contains("--one-batch")
-var clientOptions = HTTP2Client.Options(caFile: configuration.caFile)
-if oneBatch { clientOptions.maximumStreams = concurrency }
-let sender = try APNsSender(
-    configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath),
-    client: try HTTP2Client(configuration: configuration, options: clientOptions))
+let sender = try APNsSender(configuration: configuration, key: try APNsSigningKey(path: configuration.keyPath))
 let token = String(repeating: "ab", count: 32)
 let payload = try AlertPayload(
     event: .complete, prefix: "x1c", printerName: "X1C", fileName: "benchy.3mf", status: .complete, progress: 100
@@ -98,55 +86,10 @@ func sendAll() async -> (latencies: [Double], delivered: Int, elapsed: Double) {
     }
     return (latencies, delivered, now() - start)
 }
-/// Counts outcomes on the sender's thread and wakes the waiting task once, at the last.
-final class Countdown: PushOutcomeReceiver {
-    private struct State {
-        var left: Int
-        var delivered = 0
-        var done: CheckedContinuation<Void, Never>?
-    }
-
-    private let state: Mutex<State>
-
-    init(_ count: Int) { state = Mutex(State(left: count)) }
-
-    var delivered: Int { state.withLock { $0.delivered } }
-
-    func received(_ outcome: PushOutcome, tag: Int) {
-        let finished = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if outcome.isDelivered { state.delivered += 1 }
-            state.left -= 1
-            return state.left == 0 ? state.done.take() : nil
-        }
-        finished?.resume()
-    }
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let finished = state.withLock { state -> Bool in
-                if state.left == 0 { return true }
-                state.done = continuation
-                return false
-            }
-            if finished { continuation.resume() }
-        }
-    }
-}
-
-func sendAsOneBatch() async -> (latencies: [Double], delivered: Int, elapsed: Double) {
-    let countdown = Countdown(count)
-    let start = now()
-    sender.send((0..<count).map { TaggedPush(push, tag: $0) }, to: countdown)
-    await countdown.wait()
-    return ([], countdown.delivered, now() - start)
-}
-
-let (latencies, delivered, elapsed) = oneBatch ? await sendAsOneBatch() : await sendAll()
+let (latencies, delivered, elapsed) = await sendAll()
 sender.shutdown()
 let sorted = latencies.sorted()
 func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
-// One batch has no latency of its own to report: its pushes wait in the client's queue.
-let latencyFields = oneBatch ? "" : #""p50_ms":\#(percentile(0.5) * 1000),"p99_ms":\#(percentile(0.99) * 1000),"#
 print(
     #"{"pushes":\#(count),"delivered":\#(delivered),"seconds":\#(elapsed),"pushes_per_second":\#(Double(count) / elapsed),"#
-        + latencyFields + #""peak_rss_mib":\#(peakRSSMiB())}"#)
+        + #""p50_ms":\#(percentile(0.5) * 1000),"p99_ms":\#(percentile(0.99) * 1000),"peak_rss_mib":\#(peakRSSMiB())}"#)

@@ -183,7 +183,8 @@ func sendable(
     }
     for push in pushes {
         let request = APNsSender.request(for: push, apnsID: push.apnsID ?? UUID().uuidString.lowercased(), authorization: "bearer " + jwt)
-        bytes += request.body.count + request.fields.bytes.count  // the fields hold the path
+        bytes += request.body.count + request.path.utf8.count
+            + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
         if push.kind == .alert { alerts += 1 }
     }
     return pushes.count

@@ -33,6 +33,19 @@ public enum LinkNews {
                 metadata: ["ha.message": "\(message ?? "auth_invalid")"])
         case .live:
             logger.info("subscribed to state changes")
+        case .watching(let entities) where entities == 0:
+            logger.warning(
+                "Home Assistant's entity registry names no printer entity; asking for none until one is added",
+                metadata: ["ha.entities": .stringConvertible(0)])
+        case .watching(let entities):
+            logger.info("asked Home Assistant for the printers' entities only", metadata: ["ha.entities": .stringConvertible(entities)])
+        case .watchingEveryStateChange(let version, let command, let code):
+            logger.warning(
+                "Home Assistant cannot send only the printers' entities; receiving every state change of the house instead",
+                metadata: [
+                    "ha.version": "\(version ?? "unknown")", "ha.command": "\(command)", "ha.code": "\(code ?? "")",
+                    "ha.hint": "Home Assistant 2023.3 or later sends only what PrintBridge asks for",
+                ])
         case .requestFailed(let id, let code, let message):
             logger.warning("a Home Assistant request failed", metadata: [
                 "ha.request_id": .stringConvertible(id), "ha.code": "\(code ?? "")", "ha.message": "\(message ?? "")",

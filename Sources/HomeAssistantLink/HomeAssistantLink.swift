@@ -543,17 +543,21 @@ public final class HomeAssistantLink: @unchecked Sendable {
             return
         }
         var inputs: [PrinterInput] = []
+        var commands: [HASession.Command] = []
         var events = 0
         var results = false
         for message in messages {
-            run(session.received(message, at: now))
+            commands += session.received(message, at: now)
             switch message {
             case .event: events += 1
+            case .entityChanges: (events, results) = (events + 1, true)
             case .result: results = true
             default: break
             }
             inputs += reader.inputs(from: message)
         }
+        // The registry the reader just read says which entities to watch.
+        if session.wantsEntityList { commands += session.watch(reader.matcher.watchedEntityIDs, at: now) }
         if events + skipped > 0 { countEvents(events + skipped) }
         if results {
             let found = reader.matcher.buttons
@@ -568,6 +572,9 @@ public final class HomeAssistantLink: @unchecked Sendable {
         let updates = reader.statistics.matchedUpdates
         matched.withLock { $0 = updates }
         if !inputs.isEmpty { yield(.printers(inputs)) }
+        // The session's commands and notices after the frame's inputs, so
+        // that "live" is told once the printers' states are handed on.
+        run(commands)
         if results || bulk { yield(.bulkHandled) }
     }
 

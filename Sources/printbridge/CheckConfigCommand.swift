@@ -167,7 +167,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
     }
 
     /// Connects to Home Assistant like `run` and reads the printers from its
-    /// registry and `get_states` answer (at most 30 seconds).
+    /// registry and the states HA sends of them (at most 30 seconds).
     static func liveListing(_ settings: Settings) async throws -> PrinterListing {
         let (endpoint, token) = try settings.haConnection()
         let link = HomeAssistantLink(
@@ -182,6 +182,10 @@ struct CheckConfigCommand: AsyncParsableCommand {
             case .printers(let inputs):
                 listing.take(inputs)
                 if listing.sawSnapshot { link.stop() }
+            case .notice(.watching(entities: 0)):
+                // The registry names no printer: HA is asked for nothing.
+                listing.takeNoPrinters()
+                link.stop()
             case .disconnected(let cause) where !listing.sawSnapshot:
                 failure = cause.description
                 link.stop()

@@ -23,6 +23,9 @@ struct PrinterListing {
         }
     }
 
+    /// HA was asked for no entity: its registry names no printer.
+    mutating func takeNoPrinters() { sawSnapshot = true }
+
     private mutating func add(_ match: EntityMatch, _ state: HAState) {
         entities[match.prefix, default: [:]][match.field] = state.entityID
         _ = cache.apply(match, state: state, at: state.lastUpdated)

@@ -15,9 +15,10 @@ struct RecordCommand: AsyncParsableCommand {
         commandName: "record",
         abstract: "Record what Home Assistant sends, in the format `replay` reads.",
         discussion: """
-            Connects like `run` (HA_URL, HA_TOKEN / HA_TOKEN_FILE) and writes every message \
-            it receives (auth, the entity registry, the get_states snapshot, every \
-            state_changed event, pongs) to FILE, one per line, exactly as received. Stops \
+            Connects like `run` (HA_URL, HA_TOKEN / HA_TOKEN_FILE), asks Home Assistant for \
+            what `run` asks for, and writes every message it receives (auth, the entity \
+            registry, the printers' entities: their states, then their changes, pongs) to \
+            FILE, one per line, exactly as received. Stops \
             after --duration seconds, or on Ctrl-C / SIGTERM. Share such a file to \
             reproduce a problem: `printbridge replay FILE`. It holds your entities' states, \
             never the access token.
@@ -50,8 +51,10 @@ struct RecordCommand: AsyncParsableCommand {
             file.flush()
             close(descriptor)
         }
+        // The printers `run` would watch, so HA sends what it sends `run`.
         let link = HomeAssistantLink(
-            endpoint: endpoint, accessToken: token, caFile: settings.homeAssistant.caFile, tapsFrames: true)
+            endpoint: endpoint, accessToken: token, caFile: settings.homeAssistant.caFile, tapsFrames: true,
+            reader: HAFrameReader(matcher: settings.matcher))
         let signals = Self.stopOnSignals { link.stop() }
         defer { signals.forEach { $0.cancel() } }
         if let duration {

@@ -77,7 +77,9 @@ import Testing
         let missing = try check(["--config", config, "--dry-run", "--printers-from", directory + "/none.jsonl"])
         #expect(missing.status == 78 && missing.stderr.contains("--printers-from: cannot read"))
 
-        let ha = try DaemonTests.MockHA(events: "prusalink-prints.jsonl")
+        // HA's PrusaLink registers its entities (sensor.py's translation keys): the registry finds the printer.
+        let registry = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/prusalink-registry.json").path
+        let ha = try DaemonTests.MockHA(events: "prusalink-prints.jsonl", arguments: ["--registry", registry])
         let live = try check(
             ["--dry-run", "--printers-from-ha"],
             environment: ["HA_URL": "ws://127.0.0.1:\(ha.port)/api/websocket", "HA_TOKEN": DaemonTests.token, "API_LISTEN": "off"])

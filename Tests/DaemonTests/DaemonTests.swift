@@ -1048,7 +1048,7 @@ import FoundationNetworking
         #expect(value(exposition, "printbridge_pushes_total", containing: "outcome=\"dry_run\"") == Double(agent.pushes.count))
         #expect(value(exposition, "printbridge_pushes_total", containing: "event=\"milestone\"") == 3)
         #expect(value(exposition, "printbridge_ha_connected") == 1)
-        #expect(value(exposition, "printbridge_ha_events_total") == Double(ha.stats()["events_sent"] ?? -1))
+        #expect(value(exposition, "printbridge_ha_events_total") == Double(DaemonTests.MockHA.connections(ha.rawStats()).map { $0.events }.reduce(0, +)))
         #expect(value(exposition, "printbridge_ha_events_matched_total") > 100)
         #expect(value(exposition, "printbridge_printers") == 1)
         #expect(value(exposition, "printbridge_devices") == 1)

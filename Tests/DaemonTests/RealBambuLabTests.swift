@@ -171,20 +171,19 @@ import Glibc
     }
 
 
-    /// The state_changed events of a capture.
+    /// The state changes of a capture (`CaptureEvents`: what `record` writes
+    /// now, the printers' entities' changes, as `state_changed` events).
     static func changes(_ messages: [[String: Any]]) -> [[String: Any]] {
-        messages.compactMap { message -> [String: Any]? in
-            guard let event = message["event"] as? [String: Any], event["event_type"] as? String == "state_changed" else { return nil }
-            return event
-        }
+        CaptureEvents.events(messages).filter { $0["event_type"] as? String == "state_changed" }
     }
 
-    /// When HA said `entity` became `state` (the event's time_fired), first time in the capture.
+    /// When HA said `entity` became `state` (its new last_updated, the
+    /// event's time_fired), first time in the capture.
     static func fired(_ messages: [[String: Any]], _ entity: String, _ state: String) -> Date? {
         changes(messages).first { event in
             let data = event["data"] as? [String: Any]
             return data?["entity_id"] as? String == entity && (data?["new_state"] as? [String: Any])?["state"] as? String == state
-        }.flatMap { time($0["time_fired"]) }
+        }.flatMap { $0["fired"] as? Date }
     }
 
     @Test func printsPausesFailuresCancelsErrorsRestartsAndSilencesThroughTheRealIntegration() async throws {
@@ -490,8 +489,8 @@ import Glibc
 
     /// Each state_changed as "entity=state" and each bambu_lab_event as its type, in the capture's order.
     static func changesAndEvents(_ messages: [[String: Any]]) -> [String] {
-        messages.compactMap { message -> String? in
-            guard let event = message["event"] as? [String: Any], let data = event["data"] as? [String: Any] else { return nil }
+        CaptureEvents.events(messages).compactMap { event -> String? in
+            guard let data = event["data"] as? [String: Any] else { return nil }
             if event["event_type"] as? String == "bambu_lab_event" { return data["type"] as? String }
             let state = (data["new_state"] as? [String: Any])?["state"] as? String ?? "-"
             return "\(data["entity_id"] as? String ?? "")=\(state)"

@@ -4,14 +4,18 @@ import Testing
 
 /// `printbridge run` against a real Home Assistant core (the `homeassistant`
 /// package from PyPI, in the virtual environment scripts/install-test-deps.sh
-/// makes), driven through HA's REST API: real `state_changed` events, HA's
-/// own coalesced frames under a household flood, and an HA restart mid-print.
-/// RealHA/real_ha.py says what the scenario does.
+/// makes), driven through HA's REST API and the test's own integration
+/// (RealHA/custom_components/printbridge_test): the printers' entities only
+/// on the wire (`subscribe_entities`) while a household of 2,000 registered
+/// entities changes 400 times a second inside HA, an HA restart mid-print, an
+/// entity renamed and a printer added while the agent runs. RealHA/real_ha.py
+/// says what the scenario does.
 @Suite(.serialized) struct RealHomeAssistantTests {
     typealias Agent = DaemonTests.Agent
 
     static let x1c = "x1c_00m09a350100123"
     static let p1s = "p1s_01p09c470200456"
+    static let a1 = "a1mini_0300aa2a1500789"
 
     /// The Python of the test environment: PRINTBRIDGE_HA_PYTHON, else where
     /// scripts/install-test-deps.sh puts it.
@@ -77,6 +81,15 @@ import Testing
                 "SNAPSHOT_TIMEOUT": "10",
             ])
         #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })
+        // What HA sends the agent, frame by frame: `record` asks for what `run` asks for.
+        let recording = NSTemporaryDirectory() + "printbridge-realha-recording-\(UUID().uuidString.prefix(8)).jsonl"
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let binary = try #require(CommandRunner.binary(repositoryRoot: DaemonTests.root))
+        let recorder = try ChildProcess(
+            binary, ["record", "--out", recording],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["HA_URL": "http://127.0.0.1:\(ha.port)", "HA_TOKEN": token, "LOG_LEVEL": "warning"]) { $1 },
+            stdout: .null, stderr: .null)
         ha.send("play")
         // HA restarts mid-print; the rest of the print plays once the agent
         // has its snapshot from the new HA ("subscribed" a second time).
@@ -85,6 +98,8 @@ import Testing
         }, "scenario: \(stats())")
         ha.send("resume")
         #expect(agent.wait(upTo: 150) { stats()["done"] as? Bool == true }, "scenario: \(stats())")
+        recorder.terminate()
+        #expect(recorder.waitForExit(upTo: 60) == 0)
         func alertEvents(_ printer: String, in pushes: [[String: Any]]) -> [String] {
             pushes.filter { $0["printer"] as? String == printer && $0["push_type"] as? String == "alert" }
                 .compactMap { $0["event"] as? String }
@@ -119,13 +134,15 @@ import Testing
         let apiPort = try #require(agent.apiPort)
         let picture = try #require(LocalHTTP.get(port: apiPort, link))
         #expect(picture.status == 200)
-        #expect(agent.logged("the alert goes without a picture").isEmpty, "the P1S's cancel wants none; the X1C's camera answered")
+        #expect(agent.logged("the alert goes without a picture").allSatisfy { $0["printer"] as? String == Self.a1 },
+                "the P1S's cancel wants none; the X1C's camera answered; the A1 mini has none")
         #expect(agent.stop() == 0)
 
         let pushes = agent.pushes
         func alerts(_ printer: String) -> [String] { alertEvents(printer, in: pushes) }
         func activity(_ printer: String) -> [[String: Any]] { activityPushes(printer, in: pushes) }
-        // The X1C: exactly one start, each milestone once across HA's restart, one finish.
+        // The X1C: exactly one start, each milestone once across HA's restart
+        // and its progress entity's new id, one finish.
         #expect(alerts(Self.x1c) == ["started", "milestone", "milestone", "milestone", "complete"], "\(agent.log)")
         let started = pushes.first { $0["printer"] as? String == Self.x1c && $0["event"] as? String == "started" }
         let state = Self.payload(started ?? [:])["printerState"] as? [String: Any]
@@ -146,6 +163,21 @@ import Testing
         let p1sEnd = activity(Self.p1s).filter { $0["event"] as? String == "end" }
         #expect(p1sEnd.count == 1)
         #expect(Self.contentState(p1sEnd.first ?? [:])["status"] as? String == "cancelled")
+
+        // The A1 mini, set up in HA while the agent ran: its print told, no reconnect needed.
+        #expect(alerts(Self.a1) == ["started", "complete"], "\(agent.log)")
+        let asked = agent.logged("asked Home Assistant for the printers' entities only").compactMap { $0["ha.entities"] as? Int }
+        #expect(asked.count >= 4 && asked.last ?? 0 > asked.first ?? 0, "each connection, the rename and the new printer: \(asked)")
+
+        // Only the printers on the wire: nothing of the household, which changed thousands of times.
+        let household = stats()["household_changes"] as? Int ?? 0
+        #expect(household > 10_000, "\(stats())")
+        let frames = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n")
+        #expect(!frames.isEmpty && !frames.contains { $0.contains("household_") && !$0.contains("\"entities\":[") },
+                "a household entity in a frame other than the registry's answer")
+        #expect(frames.contains { $0.contains(#""c":{"sensor.\#(Self.x1c)_druckfortschritt""#) }, "the renamed entity's changes")
+        #expect(frames.count < 400, "\(frames.count) frames for \(household) household changes")
+        print("RealHomeAssistantTests: \(household) household changes in HA, \(frames.count) frames recorded beside the agent")
 
         // One connection per HA run, every pong seen, and HA really coalesced frames.
         #expect(agent.logged("connected to Home Assistant").count == 2)

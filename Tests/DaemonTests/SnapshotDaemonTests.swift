@@ -126,9 +126,9 @@ import TestSupport
     }
 
     @Test func aPrinterWithoutACameraGetsNoneAndWaitsForNothing() throws {
-        // The recording's own camera entity renamed away: nothing pictures the printer.
+        // The recording's own camera entity is not in this HA: nothing pictures the printer.
         let ha = try DaemonTests.MockHA(
-            events: "bambu-full-print.jsonl", arguments: ["--rename", "camera.x1c_00m09a350100123_camera=camera.driveway"])
+            events: "bambu-full-print.jsonl", arguments: ["--without", "camera.x1c_00m09a350100123_camera"])
         let devices = NSTemporaryDirectory() + "printbridge-devices-\(UUID().uuidString.prefix(8)).json"
         try #"[{"apnsToken":"\#(String(repeating: "ab", count: 32))"}]"#.write(toFile: devices, atomically: true, encoding: .utf8)
         let agent = try DaemonTests.Agent(port: ha.port, devices: devices)

@@ -16,7 +16,11 @@ import Glibc
         let ha = try MockProcess(
             script: root + "/Tests/DaemonTests/MockHA/mock_ha.py",
             // The load outlasts the test even on a slow machine (the mock stops with it).
-            arguments: ["--events", root + "/SampleEvents/bambu-full-print.jsonl", "--token", "t", "--bench-load", "300"])
+            // Household events need an HA that sends them: one without subscribe_entities.
+            arguments: [
+                "--events", root + "/SampleEvents/bambu-full-print.jsonl", "--token", "t", "--bench-load", "300",
+                "--unknown-command", "subscribe_entities",
+            ])
         let link = HomeAssistantLink(
             endpoint: try HAEndpoint(url: "ws://127.0.0.1:\(ha.port)/api/websocket"), accessToken: "t", tapsFrames: true)
         try link.start()

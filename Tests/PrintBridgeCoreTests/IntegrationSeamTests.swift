@@ -33,7 +33,7 @@ import Testing
         _ = session.connected(at: t0)
         _ = session.received(.authOK(haVersion: nil), at: t0)
         let registryAnswered = session.received(
-            .result(try HAResult(members: ["id": .number(2), "success": .bool(true)])), at: t0)
+            .result(try HAResult(members: ["id": .number(4), "success": .bool(true)])), at: t0)
         let subscriptions = registryAnswered.compactMap { command -> JSONValue? in
             guard case .send(let text) = command else { return nil }
             return try? JSONParser.parse(text)

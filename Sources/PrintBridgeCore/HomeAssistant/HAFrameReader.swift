@@ -12,7 +12,11 @@
 ///
 /// `inputs(from:)` then says what a message means to the printers, with
 /// each entity already matched; registry results teach the matcher as they
-/// pass. The daemon runs it on the HA link's thread, `replay` on its lines.
+/// pass. A `subscribe_entities` subscription's events (`HAEntityChanges`)
+/// read as the `get_states` snapshot (its first) and `state_changed` events
+/// (the rest) did: the reader keeps the watched entities' states and lays
+/// each change over its entity's. The daemon runs it on the HA link's
+/// thread, `replay` on its lines.
 public struct HAFrameReader: Sendable {
     public private(set) var matcher: EntityMatcher
     /// Whether frames are pre-filtered on raw bytes (off gives the reference
@@ -35,6 +39,13 @@ public struct HAFrameReader: Sendable {
 
         public init() {}
     }
+
+    /// The states of the entities a `subscribe_entities` subscription
+    /// watches, which its changes (`c`) are laid over.
+    private var watchedStates: [String: HAState] = [:]
+    /// The subscriptions on this connection (or in this recorded session)
+    /// whose first event, every entity asked for, has come.
+    private var startedSubscriptions: Set<Int> = []
 
     public init(matcher: EntityMatcher = EntityMatcher()) {
         self.matcher = matcher
@@ -108,18 +119,19 @@ public struct HAFrameReader: Sendable {
     /// for the printer of its HA device.
     public mutating func inputs(from message: HAMessage) -> [PrinterInput] {
         switch message {
+        case .authRequired, .authOK:
+            // A new connection (or the next session of a recording): ids start again at 1.
+            startedSubscriptions = []
+            watchedStates = [:]
+            return []
+        case .entityChanges(let id, let changes):
+            return inputs(from: changes, subscription: id)
         case .event(_, let event):
             let time = message.time
             if let change = event.stateChange {
                 statistics.stateChanges += 1
-                guard let match = matcher.match(entityID: change.entityID), let state = change.newState else {
-                    // A printer's camera that came after the snapshot.
-                    if change.newState != nil { _ = matcher.noteCamera(entityID: change.entityID) }
-                    return []
-                }
-                matcher.noteStatus(match)
-                statistics.matchedUpdates += 1
-                return [PrinterInput(time: time, .entity(match, new: state, old: change.oldState))]
+                guard let state = change.newState else { return [] }
+                return entityInput(state, old: change.oldState, time: time)
             }
             guard let bus = matcher.busEvents(ofType: event.eventType), let (device, kind) = bus.read(event.data),
                 let prefix = matcher.printer(deviceID: device)
@@ -132,15 +144,63 @@ public struct HAFrameReader: Sendable {
             }
             guard let (states, skipped) = result.states() else { return [] }
             statistics.malformedStates += skipped
-            matcher.learn(from: states)
-            let matched = states.compactMap { state in
-                matcher.match(entityID: state.entityID).map { MatchedState(match: $0, state: state) }
-            }
-            statistics.matchedUpdates += matched.count
-            return [PrinterInput(time: states.compactMap(\.lastUpdated).max(), .snapshot(matched))]
+            return [snapshot(states)]
         default:
             return []
         }
+    }
+
+    /// The printer entities of a set of states (`get_states`, or a
+    /// subscription's first event), their printers learned first.
+    private mutating func snapshot(_ states: [HAState]) -> PrinterInput {
+        matcher.learn(from: states)
+        let matched = states.compactMap { state in
+            matcher.match(entityID: state.entityID).map { MatchedState(match: $0, state: state) }
+        }
+        statistics.matchedUpdates += matched.count
+        return PrinterInput(time: states.compactMap(\.lastUpdated).max(), .snapshot(matched))
+    }
+
+    /// A `subscribe_entities` event: its first is the snapshot of every
+    /// entity asked for; then each added or changed entity (changes laid
+    /// over the state kept) is what a `state_changed` event would be, with
+    /// the kept state as the old one. A change to an entity never added is
+    /// dropped (counted as malformed); a removed entity is forgotten.
+    private mutating func inputs(from changes: HAEntityChanges, subscription id: Int?) -> [PrinterInput] {
+        statistics.malformedStates += changes.skipped
+        statistics.stateChanges += changes.count
+        if let id, startedSubscriptions.insert(id).inserted {
+            watchedStates = Dictionary(changes.added.map { ($0.entityID, $0) }) { $1 }
+            return [snapshot(changes.added)]
+        }
+        var inputs: [PrinterInput] = []
+        for state in changes.added {
+            watchedStates[state.entityID] = state
+            inputs += entityInput(state, old: nil, time: state.lastUpdated)
+        }
+        for diff in changes.changed {
+            guard let old = watchedStates[diff.entityID] else {
+                statistics.malformedStates += 1
+                continue
+            }
+            let new = diff.applied(to: old)
+            watchedStates[diff.entityID] = new
+            inputs += entityInput(new, old: old, time: new.lastUpdated)
+        }
+        for entityID in changes.removed { watchedStates[entityID] = nil }
+        return inputs
+    }
+
+    /// A printer entity's new state, as its input; another entity may be a
+    /// printer's camera that came after the snapshot.
+    private mutating func entityInput(_ state: HAState, old: HAState?, time: EpochTime?) -> [PrinterInput] {
+        guard let match = matcher.match(entityID: state.entityID) else {
+            _ = matcher.noteCamera(entityID: state.entityID)
+            return []
+        }
+        matcher.noteStatus(match)
+        statistics.matchedUpdates += 1
+        return [PrinterInput(time: time, .entity(match, new: state, old: old))]
     }
 }
 

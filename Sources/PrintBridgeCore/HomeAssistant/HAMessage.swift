@@ -7,6 +7,9 @@ public enum HAMessage: Hashable, Sendable {
     case authInvalid(message: String?)
     case result(HAResult)
     case event(id: Int?, HAEvent)
+    /// An event of a `subscribe_entities` subscription: entities added,
+    /// changed and removed in HA's compressed format (`HAEntityChanges`).
+    case entityChanges(id: Int?, HAEntityChanges)
     case pong(id: Int?)
     case other(type: String)
 
@@ -30,17 +33,24 @@ public enum HAMessage: Hashable, Sendable {
         case "result": self = .result(try HAResult(members: members))
         case "event":
             guard let event = members["event"] else { throw .shape("event message has no \"event\"") }
-            self = .event(id: id, try HAEvent(json: event))
+            if let object = event.objectValue, HAEntityChanges.isCompressed(object) {
+                self = .entityChanges(id: id, try HAEntityChanges(members: object))
+            } else {
+                self = .event(id: id, try HAEvent(json: event))
+            }
         default: self = .other(type: type)
         }
     }
 
     /// The time a message speaks for: `time_fired` of an event, the newest
-    /// `last_updated` of a state snapshot; nil when it carries none.
+    /// `last_updated` of a state snapshot or of an entities event; nil when
+    /// it carries none.
     public var time: EpochTime? {
         switch self {
         case .event(_, let event):
             return event.timeFired ?? event.stateChange?.newState?.lastUpdated
+        case .entityChanges(_, let changes):
+            return changes.time
         case .result(let result):
             return result.states()?.states.compactMap(\.lastUpdated).max()
         default:

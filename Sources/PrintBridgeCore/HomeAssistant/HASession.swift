@@ -2,13 +2,11 @@
 /// messages in, commands out, time passed in. The link that owns the socket
 /// runs it; tests drive it with made-up times.
 ///
-/// On every connection: `auth_required` → `auth` → `auth_ok`, then (ids from 1)
-/// `supported_features` (coalesced messages), the entity registry, `get_states`
-/// (the snapshot, which is also the resync after a reconnect) and
-/// `subscribe_events` for `state_changed`; once the registry has answered,
-/// `subscribe_events` for each of the printer integrations' own bus event
-/// types (`busEventTypes`, which the link takes from the integrations its
-/// frame reader knows). A ping goes out every
+/// On every connection: `auth_required` → `auth` → `auth_ok`, then (ids from
+/// 1) `supported_features` (coalesced messages) and what HA should send:
+/// only the printers' entities (`HASession+Watching.swift`: the registry, its
+/// change events, `subscribe_entities` with the entities the printers need),
+/// or, from an HA that cannot, every `state_changed`. A ping goes out every
 /// `pingInterval`; no pong and no other message within `pongTimeout` closes
 /// the connection (a pong queued behind a backlog of events HA is still
 /// sending is late, not missing: the traffic shows the link alive). Any
@@ -24,9 +22,15 @@ public struct HASession: Sendable {
         public var authRetryDelay: Double = 300
         /// How long a service call (`callService`) waits for HA's answer.
         public var serviceCallTimeout: Double = 10
-        /// Ask for the entity registry (translation keys); HA refuses it to
-        /// non-admin tokens, which is fine.
+        /// Ask for the entity registry, which says which entities are the
+        /// printers' (false: every `state_changed`, as an HA without it).
         public var readsEntityRegistry = true
+        /// After a registry change event, the registry is asked for again
+        /// this long after the last one (HA's frontend waits 500 ms:
+        /// `src/data/ws-entity_registry_display.ts`), and at most this long
+        /// after the first (an integration's setup is a burst of them).
+        public var registryRefetchDelay: Double = 0.5
+        public var registryRefetchMaximumDelay: Double = 2
         public init() {}
     }
 
@@ -55,7 +59,15 @@ public struct HASession: Sendable {
     public enum Notice: Hashable, Sendable {
         case authenticated(haVersion: String?)
         case authRejected(message: String?)
+        /// The printers' states have come (the subscription's first event, or
+        /// the snapshot before `state_changed`); HA is being watched.
         case live
+        /// Asked HA for these entities only (`subscribe_entities`); 0: the
+        /// registry names no printer yet, nothing is asked for.
+        case watching(entities: Int)
+        /// This HA cannot send only the printers (`command` unknown or
+        /// refused): every `state_changed` is asked for instead.
+        case watchingEveryStateChange(haVersion: String?, command: String, code: String?)
         case requestFailed(id: Int, code: String?, message: String?)
         case pongMissing
         case reconnectScheduled(afterSeconds: Double, attempt: Int)
@@ -82,16 +94,42 @@ public struct HASession: Sendable {
     private let accessToken: String
     /// The HA event types the printer integrations fire about their printers.
     public let busEventTypes: [String]
-    public private(set) var phase: Phase = .disconnected
+    public internal(set) var phase: Phase = .disconnected
     public private(set) var reconnectAt: EpochTime?
-    public private(set) var reconnectAttempts = 0
+    public internal(set) var reconnectAttempts = 0
     /// Notices since the caller last took them.
-    public private(set) var notices: [Notice] = []
+    public internal(set) var notices: [Notice] = []
 
-    private var nextID = 1
-    private var subscriptionID: Int?
-    private var snapshotID: Int?
-    private var registryID: Int?
+    /// How this connection is told of the printers' states.
+    public enum Watching: Hashable, Sendable {
+        /// `subscribe_entities` with the printers' entities (HA sends nothing else).
+        case printerEntities
+        /// `get_states` and every `state_changed` (an HA without the above).
+        case everyStateChange
+    }
+
+    public internal(set) var watching = Watching.printerEntities
+
+    var nextID = 1
+    var haVersion: String?
+    /// `get_states` and `subscribe_events` `state_changed` (`everyStateChange`).
+    var subscriptionID: Int?
+    var snapshotID: Int?
+    /// The registry asked for and not yet answered.
+    var registryID: Int?
+    /// The subscriptions to `entity_registry_updated` and `device_registry_updated`.
+    var registryEventIDs: Set<Int> = []
+    var busEventsSubscribed = false
+    /// The current `subscribe_entities`, and the entities it asked for
+    /// (nil: none asked for yet on this connection).
+    var entitiesID: Int?
+    var watchedEntities: [String]?
+    /// A registry answer has come: the link is to say what to watch (`watch`).
+    public internal(set) var wantsEntityList = false
+    /// When the registry is to be asked for again after change events, and
+    /// the latest that may be.
+    var refetchAt: EpochTime?
+    var refetchLatest: EpochTime?
     private var lastPingSent: EpochTime?
     private var pendingPing: (id: Int, sentAt: EpochTime)?
     private var lastActivity: EpochTime?
@@ -125,9 +163,7 @@ public struct HASession: Sendable {
         phase = .authenticating
         endPendingCalls(.connectionLost)
         nextID = 1
-        subscriptionID = nil
-        snapshotID = nil
-        registryID = nil
+        resetWatching()
         pendingPing = nil
         lastPingSent = now
         lastActivity = now
@@ -161,19 +197,10 @@ public struct HASession: Sendable {
             return [.send(#"{"type":"auth","access_token":\#(JSONText.quoted(accessToken))}"#)]
         case .authOK(let version):
             notices.append(.authenticated(haVersion: version))
+            haVersion = version
             phase = .synchronising
-            var commands: [Command] = [.send(request(#""type":"supported_features","features":{"coalesce_messages":1}"#))]
-            if configuration.readsEntityRegistry {
-                registryID = nextID
-                commands.append(.send(request(#""type":"config/entity_registry/list_for_display""#)))
-            }
-            let snapshot = nextID
-            commands.append(.send(request(#""type":"get_states""#)))
-            snapshotID = snapshot
-            let subscription = nextID
-            commands.append(.send(request(#""type":"subscribe_events","event_type":"state_changed""#)))
-            subscriptionID = subscription
-            return commands
+            return [.send(request(#""type":"supported_features","features":{"coalesce_messages":1}"#))]
+                + startWatching()
         case .authInvalid(let text):
             notices.append(.authRejected(message: text))
             phase = .rejected
@@ -185,34 +212,17 @@ public struct HASession: Sendable {
                 notices.append(.serviceCallEnded(id: id, outcome))
                 return []
             }
-            if !result.success, let id = result.id {
-                notices.append(.requestFailed(id: id, code: result.errorCode, message: result.errorMessage))
-                if id == subscriptionID || id == snapshotID {
-                    return [.close(reason: "HA refused \(id == snapshotID ? "get_states" : "subscribe_events")")]
-                }
-            }
-            if result.success, let id = result.id, id == registryID {
-                // The integrations' bus events, which name HA devices that only
-                // the registry maps to printers. HA lets only admins subscribe
-                // to them (websocket_api/commands.py, SUBSCRIBE_ALLOWLIST) and
-                // the registry answering proves one.
-                registryID = nil
-                var commands: [Command] = []
-                for type in busEventTypes {
-                    commands.append(.send(request(#""type":"subscribe_events","event_type":\#(JSONText.quoted(type))"#)))
-                }
-                return commands
-            }
-            if result.success, result.id != nil, result.id == subscriptionID, phase == .synchronising {
-                phase = .live
-                reconnectAttempts = 0
-                notices.append(.live)
-            }
+            return received(result, at: now)
+        case .event(let id, _):
+            if let id, registryEventIDs.contains(id) { registryChanged(at: now) }
+            return []
+        case .entityChanges(let id, _):
+            if id != nil, id == entitiesID { becomeLive() }
             return []
         case .pong(let id):
             if let pending = pendingPing, id == nil || id == pending.id { pendingPing = nil }
             return []
-        case .event, .other:
+        case .other:
             return []
         }
     }
@@ -258,6 +268,7 @@ public struct HASession: Sendable {
         case .connecting:
             return []
         case .authenticating, .synchronising, .live:
+            if let refetch = refetchCommands(at: now) { return refetch }
             if let pending = pendingPing, now - silentSince(pending.sentAt) >= configuration.pongTimeout {
                 pendingPing = nil
                 notices.append(.pongMissing)
@@ -288,8 +299,13 @@ public struct HASession: Sendable {
         case .connecting: return nil
         case .authenticating: return lastActivity.map { $0 + configuration.pingInterval }
         case .synchronising, .live:
-            if let pending = pendingPing { return silentSince(pending.sentAt) + configuration.pongTimeout }
-            return lastPingSent.map { $0 + configuration.pingInterval }
+            let ping: EpochTime?
+            if let pending = pendingPing {
+                ping = silentSince(pending.sentAt) + configuration.pongTimeout
+            } else {
+                ping = lastPingSent.map { $0 + configuration.pingInterval }
+            }
+            return [ping, refetchDeadline].compactMap { $0 }.min()
         }
     }
 
@@ -300,7 +316,7 @@ public struct HASession: Sendable {
     }
 
     /// `{"id":N,<members>}` with the next id.
-    private mutating func request(_ members: String) -> String {
+    mutating func request(_ members: String) -> String {
         defer { nextID += 1 }
         return "{\"id\":\(nextID),\(members)}"
     }

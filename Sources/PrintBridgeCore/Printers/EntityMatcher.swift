@@ -74,30 +74,30 @@ public struct EntityMatcher: Sendable {
     private let groupedMasks: [UInt64]
     private let groupedLengths: [Int]
     private let fieldByTranslationKey: [[String: PrinterField]]
-    private let mappedMatches: [String: EntityMatch]
-    private var registryMatches: [String: EntityMatch] = [:]
+    let mappedMatches: [String: EntityMatch]
+    private(set) var registryMatches: [String: EntityMatch] = [:]
     /// Status entities recognised by their options (PrusaLink's `sensor.<device>`).
-    private var learnedMatches: [String: EntityMatch] = [:]
+    private(set) var learnedMatches: [String: EntityMatch] = [:]
     /// Every id of the three tables above, for the frame filter's look-up.
     private var knownIDs = EntityIDSet([String]())
     /// Printers whose status entity is known, by prefix: the profile's index.
-    private var knownPrinters: [String: Int] = [:]
+    private(set) var knownPrinters: [String: Int] = [:]
     private var prefixByDevice: [String: String] = [:]
     /// Entities the registry gives to another integration whose ids happen
     /// to end like a printer field (a washer's `_remaining_time`).
     private var foreignLookAlikes: Set<String> = []
     /// Printers' button entities found in the registry (by device) and in
     /// the last snapshot (by name); `buttons` merges them.
-    private var registryButtons: PrinterButtons = [:]
-    private var namedButtons: PrinterButtons = [:]
+    private(set) var registryButtons: PrinterButtons = [:]
+    private(set) var namedButtons: PrinterButtons = [:]
     /// Printers' camera and image entities: the settings file's, the
     /// registry's (by device) and the last snapshot's (by name).
-    private let mappedCameras: PrinterCameras
-    private var registryCameras: PrinterCameras = [:]
-    private var namedCameras: PrinterCameras = [:]
+    let mappedCameras: PrinterCameras
+    private(set) var registryCameras: PrinterCameras = [:]
+    private(set) var namedCameras: PrinterCameras = [:]
     /// The camera and image ids a known printer's would have by its
     /// profile's names, each with its printer and rank (`noteCamera`).
-    private var cameraCandidates: [String: (prefix: String, rank: Int)] = [:]
+    private(set) var cameraCandidates: [String: (prefix: String, rank: Int)] = [:]
     /// Counts changes to the cameras found by name, so the link knows to
     /// publish them again.
     public private(set) var camerasVersion = 0
@@ -287,6 +287,9 @@ public struct EntityMatcher: Sendable {
         for (group, objectIDs) in groups where prefixByGroup[group] == nil {
             prefixByGroup[group] = Self.sharedPrefix(objectIDs)
         }
+        // A printer the registry named before and names no more (removed
+        // from HA) is known no more, nor are its cameras and buttons by name.
+        let registryPrinters = Set(registryMatches.values.filter { $0.field == .status }.map(\.prefix))
         registryMatches = [:]
         prefixByDevice = [:]
         foreignLookAlikes = []
@@ -298,6 +301,12 @@ public struct EntityMatcher: Sendable {
             registryMatches[entry.entityID] = EntityMatch(prefix: prefix, field: field, profile: profiles[profile])
             if field == .status { knownPrinters[prefix] = profile }
             if let device = entry.deviceID { prefixByDevice[device] = prefix }
+        }
+        let stillNamed = Set(registryMatches.values.filter { $0.field == .status }.map(\.prefix))
+        for gone in registryPrinters.subtracting(stillNamed) {
+            knownPrinters[gone] = nil
+            namedCameras[gone] = nil
+            namedButtons[gone] = nil
         }
         rebuildKnownIDs()
         registryButtons = [:]
@@ -388,12 +397,8 @@ public struct EntityMatcher: Sendable {
         let ids = Set(states.lazy.map(\.entityID).filter { $0.hasPrefix("button.") })
         guard !ids.isEmpty else { return }
         for (prefix, index) in knownPrinters {
-            let (base, copy) = Self.splitCopyNumber(prefix)
-            for (action, suffix) in profiles[index].actionButtons {
-                for id in ["button.\(prefix)_\(suffix)", "button.\(base)_\(suffix)\(copy)"] where ids.contains(id) {
-                    namedButtons[prefix, default: [:]][action] = id
-                    break
-                }
+            for (action, candidates) in buttonCandidates(prefix: prefix, profile: profiles[index]) {
+                if let id = candidates.first(where: ids.contains) { namedButtons[prefix, default: [:]][action] = id }
             }
         }
     }
@@ -467,7 +472,7 @@ public struct EntityMatcher: Sendable {
     }
 
     /// HA's number for a second entity of one name (`_2`…`_99`), split off.
-    private static func splitCopyNumber(_ objectID: String) -> (base: String, copy: String) {
+    static func splitCopyNumber(_ objectID: String) -> (base: String, copy: String) {
         let digits = objectID.utf8.reversed().prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
         guard (1...2).contains(digits), objectID.utf8.count > digits + 1 else { return (objectID, "") }
         let cut = objectID.utf8.index(objectID.utf8.endIndex, offsetBy: -(digits + 1))

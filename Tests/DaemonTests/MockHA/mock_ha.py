@@ -7,18 +7,25 @@
 Speaks HA's protocol on ws://127.0.0.1:<port>/api/websocket (prints
 "PORT <n>"): auth_required -> auth -> auth_ok / auth_invalid, answers
 supported_features, config/entity_registry/list_for_display, get_states,
-subscribe_events and ping. The recorded-event FILE provides the first
-get_states snapshot and the state_changed events (of every session in it;
-a line may be a coalesced array), which are streamed to the subscriber one
-per frame every S seconds, re-numbered with the subscription id. N below
-counts those state_changed events.
+subscribe_events (state_changed, the registries' change events, others),
+subscribe_entities, unsubscribe_events and ping, as HA 2024.3 does
+(websocket_api/commands.py; compressed_states.py writes the compressed state
+format). The recorded-event FILE provides HA's registry (its first
+list_for_display answer), the first get_states snapshot and the state_changed
+events (of every session in it; a line may be a coalesced array), which are
+streamed to the subscriber one per frame every S seconds: a state_changed
+subscriber gets each as it is (re-numbered with its subscription id), a
+subscribe_entities subscriber only those of the entities it asked for, as
+HA's diffs ("a", "c" with "+"/"-", "r"; an empty entity_ids list is every
+entity, as HA reads it). N below counts the events streamed to a client.
 
 --drop-after N      close the connection after N events; on the next
                     connection the stream continues where it stopped
 --skip-while-down   the events HA would have sent while the agent was
                     disconnected are applied to HA's states but not sent, so
                     the next get_states shows where the printer got to
---big-snapshot MB   pad get_states with household entities to about MB megabytes
+--big-snapshot MB   pad get_states with household entities to about MB megabytes,
+                    and the registry (list_for_display) with theirs to as many
 --fragment          send every message as several WebSocket fragments
 --coalesce          send events three to a frame, as a JSON array (HA's
                     coalesce_messages), when the client asked for it
@@ -34,15 +41,38 @@ counts those state_changed events.
                     is queued goes out as one JSON array): every pong and every
                     result after the subscription leaves in one frame behind a
                     household state_changed event, [event, reply]
---huge-event MB     right after the subscription, one state_changed event of
-                    about MB megabytes (a printer entity, its state unchanged,
-                    with a huge attribute of many small entries), sent as
+--huge-event MB     right after the subscription, one change of about MB
+                    megabytes (a printer entity, its state unchanged, with a
+                    huge attribute of many small entries: a state_changed
+                    event, or a "c" diff for subscribe_entities), sent as
                     one frame as HA's writer sends every message
                     (websocket_api/http.py, _writer: send_bytes_text)
 --rename OLD=NEW    rename entity ids (substring) in the recording, e.g. to
                     localised ids; repeatable
 --registry FILE     answer config/entity_registry/list_for_display with the
-                    entities in FILE (a JSON list of {ei, di, pl, tk})
+                    entities in FILE (a JSON list of {ei, di, pl, tk}) instead
+                    of the recording's
+--unknown-command TYPE
+                    answer TYPE (e.g. subscribe_entities) with unknown_command,
+                    as an HA older than it does; repeatable
+--added-later       the recording's registered entities are not in HA until
+                    the agent has read the registry; then their registry
+                    entries are created (an entity_registry_updated "create"
+                    each) and their states written (stats: printers_added)
+--rename-later OLD=NEW:N
+                    once N events were streamed, the entity OLD is renamed NEW
+                    as HA does (registry "update" with old_entity_id; the state
+                    removed under OLD, added under NEW); the stream goes on
+                    once the client watches NEW (stats: renamed)
+--remove-later TEXT:N
+                    once N events were streamed, every registered entity whose
+                    id contains TEXT is removed (registry "remove", state
+                    removed); its later events are dropped; the stream goes on
+                    once the client no longer watches them (stats: removed)
+--without TEXT      entities whose id contains TEXT are not in this HA (not in
+                    its registry, states or events); repeatable
+--household N       N household state changes a second (sensor.household_*),
+                    sent only to state_changed subscribers
 --tls DIR           serve wss:// with a throwaway certificate for 127.0.0.1,
                     writing its CA to DIR/ha-ca.pem
 --bench-latency N   instead of the file's events: N pause/resume pairs of one
@@ -122,9 +152,14 @@ written whole (never half a file); besides the counters:
   recording_done    1 once the recording's last event has been sent (stream
                     or --timeline), in the same write as the final counts
   by_connection     per connection ("1", "2", … in order): "events", the
-                    state_changed events sent on it (household ones too), and
-                    "subscribed", 1 once its subscription's result was sent;
-                    a test compares them with what the agent received
+                    event messages sent on it (state changes, household ones
+                    too, a subscription's first event, registry events),
+                    "withheld", state changes HA made that it did not send (the
+                    client did not ask for them), and "subscribed", 1 once its
+                    subscription was answered; a test compares them with what
+                    the agent received
+  subscriptions     every subscribe_entities: {"connection", "entity_ids"}
+  household_changes --household's changes made
 """
 import argparse
 import asyncio
@@ -139,8 +174,11 @@ import threading
 import time
 import urllib.parse
 import zlib
+from datetime import datetime
 
 import websockets
+
+import compressed_states
 
 # A 32x24 baseline JPEG (made once with Pillow; the test venv has none).
 TINY_JPEG = base64.b64decode(
@@ -166,11 +204,40 @@ def tiny_png():
 TINY_PNG = tiny_png()
 
 
+class Client:
+    """One connection after auth_ok: what it subscribed to."""
+
+    def __init__(self, ws, number):
+        self.ws = ws
+        self.number = number
+        self.legacy_sub = None  # subscribe_events state_changed
+        self.entities_sub = None  # subscribe_entities
+        self.entity_ids = None  # its entity_ids (empty: every entity, as HA reads it)
+        self.registry_subs = {}  # event type -> subscription id
+        self.streamer = None
+
+    @property
+    def subscribed(self):
+        return self.legacy_sub is not None or self.entities_sub is not None
+
+    def render(self, event):
+        """The frame HA sends this client for a state_changed event, or None
+        (commands.py: _forward_events_check_permissions, _forward_entity_changes)."""
+        if self.legacy_sub is not None:
+            return json.dumps({"id": self.legacy_sub, "type": "event", "event": event}, separators=(",", ":"))
+        data = event["data"]
+        if self.entities_sub is None or (self.entity_ids and data["entity_id"] not in self.entity_ids):
+            return None
+        return compressed_states.diff_message(self.entities_sub, data["entity_id"], data.get("old_state"),
+                                              data.get("new_state"))
+
+
 class MockHA:
     def __init__(self, args):
         self.args = args
         self.states = {}
         self.events = []
+        self.registry = None
         with open(args.events) as f:
             for line in f:
                 for rename in args.rename:
@@ -185,11 +252,23 @@ class MockHA:
                 # changes of every session are the stream.
                 value = json.loads(line)
                 for message in value if isinstance(value, list) else [value]:
-                    if message.get("type") == "result" and isinstance(message.get("result"), list):
+                    result = message.get("result") if message.get("type") == "result" else None
+                    if isinstance(result, dict) and isinstance(result.get("entities"), list) and self.registry is None:
+                        # The recording's registry (list_for_display) is this HA's.
+                        self.registry = result["entities"]
+                    if isinstance(result, list):
                         if not self.states:
                             self.states = {s["entity_id"]: s for s in message["result"]}
                     elif message.get("type") == "event" and message["event"].get("event_type") == "state_changed":
                         self.events.append(message["event"])
+        if args.registry:
+            with open(args.registry) as f:
+                self.registry = json.load(f)
+        self.registry = self.registry or []
+        for text in args.without:
+            self.registry = [e for e in self.registry if text not in e["ei"]]
+            self.states = {k: v for k, v in self.states.items() if text not in k}
+            self.events = [e for e in self.events if text not in e["data"]["entity_id"]]
         if args.big_snapshot:
             filler = {"friendly_name": "Filler sensor", "unit_of_measurement": "W", "device_class": "power",
                       "state_class": "measurement", "note": "x" * 200}
@@ -203,6 +282,15 @@ class MockHA:
                          "context": {"id": f"01JDFILLER{index:016d}", "parent_id": None, "user_id": None}}
                 self.states[entity] = state
                 size += len(json.dumps(state)) + 1
+                index += 1
+            # A house that big has a registry to match (list_for_display, the
+            # biggest answer HA now sends the agent): as many MB of entries.
+            size, index = len(compressed_states.dumps(self.registry)), 0
+            while size < args.big_snapshot * 1_000_000:
+                entry = {"ei": f"sensor.filler_{index}_power", "pl": "shelly", "lb": [], "di": f"{index:032x}",
+                         "en": "Power", "tk": "power", "ec": 1, "dp": 1, "ai": "living_room_with_a_long_area_name"}
+                self.registry.append(entry)
+                size += len(compressed_states.dumps(entry)) + 1
                 index += 1
         self.cameras = {}
         for spec in args.camera:
@@ -238,12 +326,30 @@ class MockHA:
                     event["data"] = dict(event["data"], **{
                         key: dict(value, attributes=dict(value.get("attributes", {}), **picture))
                         for key in ("old_state", "new_state") if (value := event["data"].get(key))})
+        # --added-later: the recording's registered entities are not in this
+        # HA until the agent is watching (they appear then, as a printer's
+        # integration being set up).
+        self.hidden = {}
+        if args.added_later:
+            hidden_ids = {entry["ei"] for entry in self.registry}
+            self.hidden = {"registry": [e for e in self.registry if e["ei"] in hidden_ids],
+                           "states": [self.states.pop(i) for i in sorted(hidden_ids) if i in self.states]}
+            self.registry = [e for e in self.registry if e["ei"] not in hidden_ids]
+        self.steps = []
+        for spec in args.rename_later:
+            change, _, position = spec.rpartition(":")
+            old_id, _, new_id = change.partition("=")
+            self.steps.append({"at": int(position), "rename": (old_id, new_id)})
+        for spec in args.remove_later:
+            match, _, position = spec.rpartition(":")
+            self.steps.append({"at": int(position), "remove": match})
         self.position = 0
-        self.subscribers = set()
+        self.clients = set()
         self.timeline_task = None
         self.coalesce = False
         self.stats = {"connections": 0, "auth_attempts": 0, "events_sent": 0, "drops": 0, "pings": 0,
-                      "coalesce_requested": 0, "largest_message": 0, "by_connection": {}, "service_calls": []}
+                      "coalesce_requested": 0, "largest_message": 0, "by_connection": {}, "service_calls": [],
+                      "subscriptions": [], "registry_requests": 0, "household_changes": 0}
         if self.cameras:
             self.stats["camera_requests"] = []
             self.stats["endless_streams_ended"] = 0
@@ -270,30 +376,171 @@ class MockHA:
         else:
             await ws.send(text)
 
-    def household_event(self, subscription):
-        self.noise = getattr(self, "noise", 0) + 1
-        event = self.event("sensor.hallway_temperature", str(20 + self.noise % 5),
-                           {"unit_of_measurement": "°C", "friendly_name": "Hallway temperature"})
-        return json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
+    def household_event(self, client):
+        """An event HA would have queued for this client: a household entity's
+        change for a state_changed subscriber; for a subscribe_entities one
+        (which gets no household change), a write of a watched printer entity
+        that changed nothing but its last_updated (a "+lu" diff)."""
+        if client.entities_sub is None:
+            self.noise = getattr(self, "noise", 0) + 1
+            event = self.event("sensor.hallway_temperature", str(20 + self.noise % 5),
+                               {"unit_of_measurement": "°C", "friendly_name": "Hallway temperature"})
+            return json.dumps({"id": client.legacy_sub, "type": "event", "event": event}, separators=(",", ":"))
+        entity = next(e for e in sorted(client.entity_ids) if e in self.states)
+        old = self.states[entity]
+        stamp = datetime.now().astimezone().isoformat(timespec="microseconds")
+        new = dict(old, last_updated=stamp, last_reported=stamp)
+        self.states[entity] = new
+        return compressed_states.diff_message(client.entities_sub, entity, old, new)
 
     def sent_events(self, number, count):
-        """Counts state_changed events sent on connection `number`."""
+        """Counts event messages sent on connection `number`."""
         self.stats["by_connection"][str(number)]["events"] += count
 
-    async def reply(self, ws, text, subscription, number):
+    def withheld(self, client, count=1):
+        """Counts state changes HA applied but did not send this client (it did not ask for them)."""
+        self.stats["by_connection"][str(client.number)]["withheld"] += count
+
+    async def reply(self, client, text):
         """A reply, batched behind a queued event when HA would batch it."""
-        if self.args.batch_replies and self.coalesce and subscription is not None:
+        if self.args.batch_replies and self.coalesce and client.subscribed:
             self.stats["batched_replies"] = self.stats.get("batched_replies", 0) + 1
             self.stats["events_sent"] += 1
-            self.sent_events(number, 1)
+            self.sent_events(client.number, 1)
             self.write_stats()
-            await self.send(ws, "[" + self.household_event(subscription) + "," + text + "]")
+            await self.send(client.ws, "[" + self.household_event(client) + "," + text + "]")
         else:
-            await self.send(ws, text)
+            await self.send(client.ws, text)
+
+    async def deliver(self, client, event):
+        """Sends one state_changed event as this client asked for it (or not
+        at all); True when something was sent."""
+        text = client.render(event)
+        if text is None:
+            self.withheld(client)
+            return False
+        try:
+            await self.send(client.ws, text)
+        except websockets.ConnectionClosed:
+            self.clients.discard(client)
+            return False
+        self.sent_events(client.number, 1)
+        return True
+
+    async def broadcast(self, event):
+        """A state change HA made: applied, then sent to whoever asked for it."""
+        self.apply(event)
+        for client in list(self.clients):
+            if client.subscribed:
+                await self.deliver(client, event)
+
+    async def fire_registry_event(self, event_type, data):
+        """entity_registry_updated / device_registry_updated to their subscribers
+        (helpers/entity_registry.py; cached_event_message's layout)."""
+        stamp = datetime.now().astimezone().isoformat(timespec="microseconds")
+        event = {"event_type": event_type, "data": data, "origin": "LOCAL", "time_fired": stamp,
+                 "context": {"id": "01JDREGISTRY00000000000000", "parent_id": None, "user_id": None}}
+        for client in list(self.clients):
+            subscription = client.registry_subs.get(event_type)
+            if subscription is None:
+                continue
+            text = compressed_states.dumps({"type": "event", "event": event})[:-1] + f',"id":{subscription}}}'
+            try:
+                await self.send(client.ws, text)
+                self.sent_events(client.number, 1)
+            except websockets.ConnectionClosed:
+                self.clients.discard(client)
+        self.stats["registry_events"] = self.stats.get("registry_events", 0) + 1
+        self.write_stats()
+
+    def state_event(self, entity_id, old, new):
+        stamp = datetime.now().astimezone().isoformat(timespec="microseconds")
+        return {"event_type": "state_changed", "data": {"entity_id": entity_id, "old_state": old, "new_state": new},
+                "origin": "LOCAL", "time_fired": stamp,
+                "context": {"id": "01JDSTEP0000000000000000000", "parent_id": None, "user_id": None}}
+
+    async def add_printers(self):
+        """--added-later: the printer's integration is set up while the agent
+        watches: its registry entries are created (an event each), then its
+        entities' states written (old_state None: "a" to whoever watches them)."""
+        await asyncio.sleep(0.5)
+        for entry in self.hidden["registry"]:
+            self.registry.append(entry)
+            await self.fire_registry_event("entity_registry_updated", {"action": "create", "entity_id": entry["ei"]})
+        for state in self.hidden["states"]:
+            await self.broadcast(self.state_event(state["entity_id"], None, state))
+        self.stats["printers_added"] = 1
+        self.write_stats()
+
+    async def registry_step(self, client):
+        """--rename-later / --remove-later, once the stream reaches their
+        position: done as HA does it, then the stream waits (up to 15 s) for
+        this client to watch the new ids (the test says what then arrives)."""
+        for step in self.steps:
+            if step.get("done") or self.position < step["at"]:
+                continue
+            step["done"] = True
+            if "rename" in step:
+                # Entity registry update with a new entity id: the entity
+                # platform removes the entity and adds it under its new id
+                # (entity_platform.py, _async_registry_updated).
+                old_id, new_id = step["rename"]
+                for entry in self.registry:
+                    if entry["ei"] == old_id:
+                        entry["ei"] = new_id
+                await self.fire_registry_event("entity_registry_updated", {
+                    "action": "update", "entity_id": new_id, "changes": {"entity_id": old_id}, "old_entity_id": old_id})
+                state = self.states.get(old_id)
+                if state is not None:
+                    await self.broadcast(self.state_event(old_id, state, None))
+                    await self.broadcast(self.state_event(new_id, None, dict(state, entity_id=new_id)))
+                for event in self.events[self.position:]:
+                    if event["data"]["entity_id"] == old_id:
+                        event["data"] = {"entity_id": new_id, **{
+                            key: dict(value, entity_id=new_id) if value else value
+                            for key, value in event["data"].items() if key != "entity_id"}}
+                ready = lambda: client.entity_ids is not None and new_id in client.entity_ids
+                self.stats["renamed"] = self.stats.get("renamed", 0) + 1
+            else:
+                gone = [e["ei"] for e in self.registry if step["remove"] in e["ei"]]
+                self.registry = [e for e in self.registry if e["ei"] not in gone]
+                for entity in gone:
+                    await self.fire_registry_event("entity_registry_updated", {"action": "remove", "entity_id": entity})
+                    if entity in self.states:
+                        await self.broadcast(self.state_event(entity, self.states[entity], None))
+                self.events[self.position:] = [e for e in self.events[self.position:]
+                                               if e["data"]["entity_id"] not in gone]
+                ready = lambda: client.entity_ids is not None and not (set(gone) & client.entity_ids)
+                self.stats["removed"] = self.stats.get("removed", 0) + len(gone)
+            self.write_stats()
+            deadline = time.monotonic() + 15
+            while not ready() and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+
+    async def household(self):
+        """--household N: N household state changes a second inside HA, sent
+        only to those who asked for them (a state_changed subscriber)."""
+        index = 0
+        while True:
+            second = time.monotonic()
+            for _ in range(int(self.args.household)):
+                index += 1
+                entity = f"sensor.household_{index % 100}_power"
+                old = self.states.get(entity)
+                stamp = datetime.now().astimezone().isoformat(timespec="microseconds")
+                new = {"entity_id": entity, "state": str(index % 997), "attributes": {
+                    "unit_of_measurement": "W", "device_class": "power", "friendly_name": f"Socket {index % 100} power"},
+                    "last_changed": stamp, "last_reported": stamp, "last_updated": stamp,
+                    "context": {"id": f"01JDHOUSE{index:017d}", "parent_id": None, "user_id": None}}
+                await self.broadcast({"event_type": "state_changed", "origin": "LOCAL", "time_fired": stamp,
+                                      "data": {"entity_id": entity, "old_state": old, "new_state": new},
+                                      "context": new["context"]})
+                self.stats["household_changes"] += 1
+            self.write_stats()
+            await asyncio.sleep(max(0, second + 1 - time.monotonic()))
 
     async def timeline(self):
         """Plays the recording on the wall clock, connected or not."""
-        from datetime import datetime
         times = [datetime.fromisoformat(e["time_fired"]).timestamp() for e in self.events]
         first, last = times[0], times[-1]
         start = time.monotonic()
@@ -313,14 +560,8 @@ class MockHA:
                     new_state["last_changed"] = old_state.get("last_changed", stamp)
             event = dict(event, time_fired=stamp,
                          data=dict(data, old_state=old_state, new_state=new_state))
-            self.apply(event)
             self.stats["events_sent"] += 1
-            for ws, subscription, number in list(self.subscribers):
-                try:
-                    await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
-                    self.sent_events(number, 1)
-                except websockets.ConnectionClosed:
-                    self.subscribers.discard((ws, subscription, number))
+            await self.broadcast(event)
         self.stats["timeline_done"] = 1
         self.stats["recording_done"] = 1
         self.write_stats()
@@ -328,7 +569,7 @@ class MockHA:
     async def handler(self, ws):
         self.stats["connections"] += 1
         number = self.stats["connections"]
-        self.stats["by_connection"][str(number)] = {"events": 0, "subscribed": 0}
+        self.stats["by_connection"][str(number)] = {"events": 0, "subscribed": 0, "withheld": 0}
         self.write_stats()
         await ws.send(json.dumps({"type": "auth_required", "ha_version": "2026.11.2"}))
         auth = json.loads(await ws.recv())
@@ -339,17 +580,21 @@ class MockHA:
             await ws.close()
             return
         await ws.send(json.dumps({"type": "auth_ok", "ha_version": "2026.11.2"}))
-        streamer = None
-        subscription = None
+        client = Client(ws, number)
+        self.clients.add(client)
         try:
             async for text in ws:
                 request = json.loads(text)
                 rid, kind = request.get("id"), request.get("type")
-                if kind == "ping":
+                if kind in self.args.unknown_command:
+                    # websocket_api/connection.py: a type it has no handler for.
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": False, "error": {
+                        "code": "unknown_command", "message": "Unknown command."}}))
+                elif kind == "ping":
                     self.stats["pings"] += 1
                     self.write_stats()
                     if not self.args.stall_pongs:
-                        await self.reply(ws, json.dumps({"id": rid, "type": "pong"}), subscription, number)
+                        await self.reply(client, json.dumps({"id": rid, "type": "pong"}))
                 elif kind == "supported_features":
                     self.coalesce = bool(request.get("features", {}).get("coalesce_messages"))
                     self.stats["coalesce_requested"] += int(self.coalesce)
@@ -358,23 +603,45 @@ class MockHA:
                     await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True,
                                                     "result": list(self.states.values())}))
                 elif kind == "config/entity_registry/list_for_display":
-                    entities = []
-                    if self.args.registry:
-                        with open(self.args.registry) as f:
-                            entities = json.load(f)
-                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True,
-                                                    "result": {"entity_categories": {}, "entities": entities}}))
-                elif kind == "subscribe_events" and request.get("event_type") == "state_changed":
-                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
-                    self.stats["by_connection"][str(number)]["subscribed"] = 1
+                    self.stats["registry_requests"] += 1
                     self.write_stats()
-                    subscription = rid
-                    if self.args.timeline:
-                        self.subscribers.add((ws, rid, number))
-                        if self.timeline_task is None:
-                            self.timeline_task = asyncio.create_task(self.timeline())
+                    await self.reply(client, compressed_states.dumps({
+                        "id": rid, "type": "result", "success": True,
+                        "result": {"entity_categories": {"0": "config", "1": "diagnostic"}, "entities": self.registry}}))
+                    if self.hidden and not self.stats.get("printers_added") and not getattr(self, "adding", False):
+                        self.adding = True
+                        asyncio.create_task(self.add_printers())
+                elif kind == "subscribe_events" and request.get("event_type") in ("entity_registry_updated",
+                                                                                  "device_registry_updated"):
+                    client.registry_subs[request["event_type"]] = rid
+                    await self.reply(client, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                elif kind == "subscribe_events" and request.get("event_type") == "state_changed":
+                    client.legacy_sub = rid
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                    self.subscribed(client)
+                elif kind == "subscribe_entities":
+                    # commands.py, handle_subscribe_entities: the result, then every
+                    # state asked for in one event (an empty list asks for all).
+                    client.entities_sub = rid
+                    client.entity_ids = set(request.get("entity_ids", []))
+                    self.stats["subscriptions"].append({"connection": number, "entity_ids": sorted(client.entity_ids)})
+                    await self.send(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
+                    states = [s for e, s in self.states.items() if not client.entity_ids or e in client.entity_ids]
+                    await self.send(ws, compressed_states.initial_message(rid, states))
+                    self.sent_events(number, 1)
+                    self.subscribed(client)
+                elif kind == "unsubscribe_events":
+                    subscription = request.get("subscription")
+                    if subscription == client.entities_sub:
+                        client.entities_sub, client.entity_ids = None, None
+                        found = True
                     else:
-                        streamer = asyncio.create_task(self.stream(ws, rid, number))
+                        found = subscription in client.registry_subs.values()
+                    self.stats["unsubscribes"] = self.stats.get("unsubscribes", 0) + int(found)
+                    answer = {"id": rid, "type": "result", "success": True, "result": None} if found else {
+                        "id": rid, "type": "result", "success": False,
+                        "error": {"code": "not_found", "message": "Subscription not found."}}
+                    await self.reply(client, json.dumps(answer))
                 elif kind == "call_service":
                     # HA's answer to a call it ran: {"context": …} (websocket_api/commands.py,
                     # handle_call_service); --refuse-services answers as HA does when the
@@ -388,17 +655,28 @@ class MockHA:
                     else:
                         answer = {"id": rid, "type": "result", "success": True,
                                   "result": {"context": {"id": "01JDMOCK0000000000000000", "parent_id": None, "user_id": "u"}}}
-                    await self.reply(ws, json.dumps(answer), subscription, number)
+                    await self.reply(client, json.dumps(answer))
                 else:
-                    await self.reply(ws, json.dumps({"id": rid, "type": "result", "success": True, "result": None}),
-                                     subscription, number)
+                    await self.reply(client, json.dumps({"id": rid, "type": "result", "success": True, "result": None}))
         except websockets.ConnectionClosed:
             pass
         finally:
-            if streamer:
-                streamer.cancel()
-            if subscription is not None:
-                self.subscribers.discard((ws, subscription, number))
+            if client.streamer:
+                client.streamer.cancel()
+            self.clients.discard(client)
+
+    def subscribed(self, client):
+        """The client's subscription is answered: the recording plays to it
+        (once: a resubscription with other entities changes what it gets)."""
+        self.stats["by_connection"][str(client.number)]["subscribed"] = 1
+        self.write_stats()
+        if self.args.household and getattr(self, "household_task", None) is None:
+            self.household_task = asyncio.create_task(self.household())
+        if self.args.timeline:
+            if self.timeline_task is None:
+                self.timeline_task = asyncio.create_task(self.timeline())
+        elif client.streamer is None:
+            client.streamer = asyncio.create_task(self.stream(client))
 
     def event(self, entity_id, state, attributes):
         old = self.states.get(entity_id)
@@ -411,13 +689,21 @@ class MockHA:
                 "origin": "LOCAL", "time_fired": stamp,
                 "context": {"id": "01JDBENCH0000000000000000", "parent_id": None, "user_id": None}}
 
-    async def bench_latency(self, ws, subscription):
+    def bench_event(self, entity_id, state, attributes):
+        """A change stamped now (the diff format carries times: a fixed stamp
+        would read as no change of last_updated)."""
+        event = self.event(entity_id, state, attributes)
+        stamp = datetime.now().astimezone().isoformat(timespec="microseconds")
+        new = event["data"]["new_state"]
+        new["last_changed"] = new["last_updated"] = new["last_reported"] = event["time_fired"] = stamp
+        return event
+
+    async def bench_latency(self, client):
         status = "sensor.x1c_00m09a350100123_print_status"
         log = open(self.args.bench_log, "w")
         await asyncio.sleep(0.5)
         # The print starts first, so every pause below is a running -> paused transition.
-        start = self.event(status, "running", {"friendly_name": "X1C Print status"})
-        await ws.send(json.dumps({"id": subscription, "type": "event", "event": start}, separators=(",", ":")))
+        await self.deliver(client, self.bench_event(status, "running", {"friendly_name": "X1C Print status"}))
         await asyncio.sleep(0.05)
         # Each pause has its reason: the stage (`paused_user`) comes first, as
         # in one ha-bambulab update pass, so the pause is told on its own frame
@@ -425,18 +711,16 @@ class MockHA:
         stage = "sensor.x1c_00m09a350100123_current_stage"
         for seq in range(self.args.bench_latency):
             for stage_state, state in (("paused_user", "pause"), ("printing", "running")):
-                before = self.event(stage, stage_state, {"friendly_name": "X1C Current stage"})
-                await ws.send(json.dumps({"id": subscription, "type": "event", "event": before}, separators=(",", ":")))
+                await self.deliver(client, self.bench_event(stage, stage_state, {"friendly_name": "X1C Current stage"}))
                 await asyncio.sleep(0.002)
-                event = self.event(status, state, {"friendly_name": f"P{seq} Print status"})
-                text = json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
+                event = self.bench_event(status, state, {"friendly_name": f"P{seq} Print status"})
                 if state == "pause":
                     log.write(f"{time.monotonic():.6f} P{seq}\n")
-                await ws.send(text)
+                await self.deliver(client, event)
                 await asyncio.sleep(0.005)
         log.close()
 
-    async def bench_load(self, ws, subscription):
+    async def bench_load(self, client):
         household = [f"sensor.room_{i}_temperature" for i in range(50)]
         printers = ["x1c_00m09a350100123", "p1s_01p09c470200456"]
         start = time.monotonic()
@@ -444,26 +728,26 @@ class MockHA:
         while time.monotonic() - start < self.args.bench_load:
             second = time.monotonic()
             for i in range(2000):
-                event = self.event(household[i % 50], str(20 + (i % 7)), {"unit_of_measurement": "°C",
-                                   "device_class": "temperature", "friendly_name": "Room temperature"})
-                await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
+                event = self.bench_event(household[i % 50], str(20 + (i % 7)), {"unit_of_measurement": "°C",
+                                         "device_class": "temperature", "friendly_name": "Room temperature"})
+                await self.deliver(client, event)
                 if i % 100 == 99:
                     await asyncio.sleep(max(0, second + (i + 1) / 2000 - time.monotonic()))
             tick += 1
             for prefix in printers:
                 for suffix, value in (("_print_progress", tick % 100), ("_current_layer", tick % 300),
                                       ("_nozzle_temperature", 215 + tick % 10)):
-                    event = self.event(f"sensor.{prefix}{suffix}", str(value), {})
-                    await ws.send(json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":")))
+                    await self.deliver(client, self.bench_event(f"sensor.{prefix}{suffix}", str(value), {}))
             await asyncio.sleep(max(0, second + 1 - time.monotonic()))
 
-    async def stream(self, ws, subscription, number):
+    async def stream(self, client):
+        ws, number = client.ws, client.number
         if self.args.huge_event:
             entity = next(e for e in self.states if e.endswith("_print_status"))
             current = self.states[entity]
             blob = {f"k{i}": i for i in range(int(self.args.huge_event * 60000))}
-            event = self.event(entity, current["state"], dict(current.get("attributes", {}), blob=blob))
-            text = json.dumps({"id": subscription, "type": "event", "event": event}, separators=(",", ":"))
+            event = self.bench_event(entity, current["state"], dict(current.get("attributes", {}), blob=blob))
+            text = client.render(event)
             await ws.send(text)
             self.stats["huge_event_bytes"] = len(text)
             self.stats["events_sent"] += 1
@@ -474,22 +758,30 @@ class MockHA:
         while self.args.start_file and not os.path.exists(self.args.start_file):
             await asyncio.sleep(0.05)
         if self.args.bench_latency:
-            return await self.bench_latency(ws, subscription)
+            return await self.bench_latency(client)
         if self.args.bench_load:
-            return await self.bench_load(ws, subscription)
+            return await self.bench_load(client)
         sent_here = 0
         while self.position < len(self.events):
+            await self.registry_step(client)
             batch = 3 if self.args.coalesce and self.coalesce else 1
-            messages = []
-            for event in self.events[self.position:self.position + batch]:
+            messages, texts = [], []
+            while self.position < len(self.events) and len(texts) < batch:
+                event = self.events[self.position]
+                self.position += 1
                 self.apply(event)
-                messages.append({"id": subscription, "type": "event", "event": event})
-            self.position += len(messages)
-            payload = messages[0] if len(messages) == 1 and batch == 1 else messages
-            await self.send(ws, json.dumps(payload, separators=(",", ":")))
-            sent_here += len(messages)
-            self.stats["events_sent"] += len(messages)
-            self.sent_events(number, len(messages))
+                text = client.render(event)
+                if text is None:
+                    self.withheld(client)
+                    continue
+                messages.append({"event": event})
+                texts.append(text)
+            if not texts:
+                continue
+            await self.send(ws, texts[0] if len(texts) == 1 and batch == 1 else "[" + ",".join(texts) + "]")
+            sent_here += len(texts)
+            self.stats["events_sent"] += len(texts)
+            self.sent_events(number, len(texts))
             await self.hold_after(messages)
             if self.args.drop_after and sent_here >= self.args.drop_after and self.stats["drops"] == 0:
                 self.stats["drops"] += 1
@@ -729,6 +1021,12 @@ def main():
     parser.add_argument("--bench-latency", type=int, default=0)
     parser.add_argument("--bench-log")
     parser.add_argument("--bench-load", type=float, default=0)
+    parser.add_argument("--unknown-command", action="append", default=[], metavar="TYPE")
+    parser.add_argument("--added-later", action="store_true")
+    parser.add_argument("--rename-later", action="append", default=[], metavar="OLD=NEW:N")
+    parser.add_argument("--remove-later", action="append", default=[], metavar="TEXT:N")
+    parser.add_argument("--household", type=float, default=0)
+    parser.add_argument("--without", action="append", default=[], metavar="TEXT")
     asyncio.run(MockHA(parser.parse_args()).main())
 
 

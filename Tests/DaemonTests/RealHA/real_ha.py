@@ -21,18 +21,28 @@ Then it reads commands from stdin, one per line:
 Closing stdin stops HA and exits.
 
 The X1C has a camera: HA's own local_file camera on a JPEG, as
-camera.x1c_00m09a350100123_camera (stats: picture_bytes, its size).
+camera.x1c_00m09a350100123_camera (stats: picture_bytes, its size; not in
+the registry: found by its name).
+
+The test's own integration (custom_components/printbridge_test, copied into
+the config directory) registers 2,000 household entities and the printers'
+entities as ha-bambulab registers them (platform bambu_lab, its translation
+keys), and changes the household inside HA on request (HOUSEHOLD_RATE a
+second; stats: household_changes).
 
 The scenario: ha-bambulab's entities (ids, states and attributes as its
 definitions.py and translations/en.json make them) for two printers while
-household entities change hundreds of times a second, so HA's WebSocket
-writer coalesces frames (websocket_api/http.py). The X1C prints: idle
-(the previous print's file and 100 %) -> prepare -> running, the new file and
+the household changes 400 times a second, so HA's WebSocket writer
+coalesces frames (websocket_api/http.py). The X1C prints: idle (the
+previous print's file and 100 %) -> prepare -> running, the new file and
 progress a moment after running, 10 -> 30 %, then HA restarts mid-print (the
-printer entities come back as the integration reconnects), 55 -> 80 %,
-finish. The P1S is cancelled: ha-bambulab writes the failed status before
-the print error 0300_400C. A second WebSocket client (this script, with
-coalesce_messages) counts the array frames HA sent during the flood.
+printer entities come back as the integration reconnects); its progress
+entity is renamed (config/entity_registry/update, as a user does) and the
+print goes on under the new id, 55 -> 80 %, finish. The P1S is cancelled:
+ha-bambulab writes the failed status before the print error 0300_400C. A
+third printer, the A1 mini, is registered while the agent runs and prints
+(idle -> running -> finish). A second WebSocket client (this script, with
+coalesce_messages) counts the array frames HA sent it during the flood.
 
 --warm  start HA once so it installs its default integrations'
         requirements (the first start of a fresh environment), then exit.
@@ -54,6 +64,10 @@ from datetime import timedelta
 
 X1C = "x1c_00m09a350100123"
 P1S = "p1s_01p09c470200456"
+A1 = "a1mini_0300aa2a1500789"
+# Registered household entities, and their changes a second during the scenario.
+HOUSEHOLD = 2000
+HOUSEHOLD_RATE = 400
 
 
 def free_port():
@@ -111,11 +125,23 @@ camera:
   - platform: local_file
     name: X1C_00M09A350100123 Camera
     file_path: {self.picture}
+printbridge_test:
+  household: {HOUSEHOLD}
+  printers:
+    - {X1C}
+    - {P1S}
 """)
+        # The test's own integration (custom_components/printbridge_test):
+        # the household changing inside HA, the printers registered.
+        shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(__file__)), "custom_components"),
+                        os.path.join(self.dir, "custom_components"))
         self.token = asyncio.run(make_token(self.dir))
         self.hass = None
+        self.renamed = {}
         self.stats = {"phase": "starting", "done": False, "restarts": 0, "arrays": 0, "frames": 0,
-                      "picture_bytes": self.stats_picture_bytes}
+                      "picture_bytes": self.stats_picture_bytes, "household_changes": 0}
+        self.household_file = os.path.join(self.dir, "household.json")
+        self.household_before = 0
 
     def write_stats(self):
         if self.args.stats:
@@ -182,20 +208,43 @@ camera:
                 self.set(f"binary_sensor.{prefix}_print_error", "on" if value else "off", attributes)
                 continue
             domain, suffix, label, attributes = spec[field]
-            self.set(f"{domain}.{prefix}{suffix}", value, dict(attributes, friendly_name=f"{name} {label}"))
+            entity = self.renamed.get(f"{domain}.{prefix}{suffix}", f"{domain}.{prefix}{suffix}")
+            self.set(entity, value, dict(attributes, friendly_name=f"{name} {label}"))
 
     # --- the scenario -------------------------------------------------------------
-    def flood(self, stop):
-        """Household entities changing as fast as HA takes them."""
-        index = 0
-        while not stop.is_set():
-            try:
-                self.set(f"sensor.room_{index % 40}_temperature", 18 + index % 9,
-                         {"unit_of_measurement": "°C", "device_class": "temperature",
-                          "friendly_name": f"Room {index % 40} temperature"})
-            except OSError:
-                time.sleep(0.1)  # HA restarting
-            index += 1
+    def household(self, rate):
+        """The household changing inside HA (printbridge_test's service), or stopped (0)."""
+        if rate == 0:
+            self.household_before = self.household_changes()
+        self.request("POST", "/api/services/printbridge_test/household",
+                     {"rate": rate, "seconds": 0, "stats_file": self.household_file})
+
+    def household_changes(self):
+        """The household's changes so far, across HA's restarts."""
+        try:
+            with open(self.household_file) as f:
+                return self.household_before + json.load(f)["changes"]
+        except (OSError, ValueError):
+            return self.household_before
+
+    def rename(self, old, new):
+        """Renames an entity as a user does in its settings (config/entity_registry/update,
+        an admin's WebSocket command); its state then lives under the new id."""
+        async def update():
+            import aiohttp
+            async with aiohttp.ClientSession() as session:
+                async with session.ws_connect(f"http://127.0.0.1:{self.port}/api/websocket") as ws:
+                    await ws.receive()
+                    await ws.send_json({"type": "auth", "access_token": self.token})
+                    await ws.receive()
+                    await ws.send_json({"id": 1, "type": "config/entity_registry/update",
+                                        "entity_id": old, "new_entity_id": new})
+                    answer = await ws.receive_json()
+                    if not answer.get("success"):
+                        raise SystemExit(f"rename refused: {answer}")
+        asyncio.run(update())
+        self.request("DELETE", f"/api/states/{old}")
+        self.renamed[old] = new
 
     async def watch(self, stop):
         """A second WebSocket client asking for coalesced frames: counts HA's arrays."""
@@ -234,10 +283,7 @@ camera:
                      remaining=0, nozzle=28, bed=27, stage="idle", error=None)
         self.phase("baseline")
         time.sleep(2)
-        stop = threading.Event()
-        flooders = [threading.Thread(target=self.flood, args=(stop,), daemon=True) for _ in range(4)]
-        for thread in flooders:
-            thread.start()
+        self.household(HOUSEHOLD_RATE)
         watch_stop = threading.Event()
         watcher = threading.Thread(target=lambda: asyncio.run(self.watch(watch_stop)), daemon=True)
         watcher.start()
@@ -266,9 +312,11 @@ camera:
         # HA restarts mid-print; the integration's entities come back when it reconnects.
         watch_stop.set()
         self.phase("restarting")
+        self.household(0)
         self.stop()
         self.stats["restarts"] += 1
         self.start()
+        self.household(HOUSEHOLD_RATE)
         time.sleep(1)
         self.printer(X1C, x1c, status="running", stage="printing", task="gear_housing.3mf", progress=31, layer=93,
                      layers=300, remaining=1.65, nozzle=220, bed=60, error=None)
@@ -281,16 +329,33 @@ camera:
             pass
         self.phase("resumed")
         time.sleep(1)
+        # The user renames the X1C's progress entity while it prints: the
+        # rest of its progress comes under the new id.
+        self.rename(f"sensor.{X1C}_print_progress", f"sensor.{X1C}_druckfortschritt")
+        self.phase("renamed")
+        time.sleep(3)
         self.printer(X1C, x1c, progress=55, layer=165, remaining=1.1)
         time.sleep(2)
+        # A third printer is set up in HA while the agent runs, and prints.
+        self.request("POST", "/api/services/printbridge_test/register_printer", {"prefix": A1})
+        a1 = "A1MINI_0300AA2A1500789"
+        self.printer(A1, a1, status="idle", task="clip.3mf", progress=0, layer=0, layers=50, remaining=0,
+                     nozzle=25, bed=25, stage="idle", error=None)
+        self.phase("added")
+        time.sleep(3)
         self.printer(X1C, x1c, progress=80, layer=240, remaining=0.4)
+        self.printer(A1, a1, status="running", stage="printing", task="clip.3mf", progress=2, layer=1)
         time.sleep(2)
         self.printer(X1C, x1c, progress=100, layer=300, remaining=0, status="finish", stage="idle")
         time.sleep(1)
         self.printer(X1C, x1c, nozzle_target=0, nozzle=180)
-        stop.set()
-        for thread in flooders:
-            thread.join()
+        self.printer(A1, a1, progress=10, layer=5)
+        time.sleep(4)
+        self.printer(A1, a1, status="finish", stage="idle")
+        self.printer(A1, a1, progress=100, layer=50)
+        time.sleep(1)
+        self.household(0)
+        self.stats["household_changes"] = self.household_changes()
         watcher.join(2)
         self.stats["done"] = True
         self.phase("done")

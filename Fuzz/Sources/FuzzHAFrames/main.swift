@@ -13,7 +13,9 @@ import PrintBridgeCore
 /// the same messages, the same printer inputs and, through a pipeline each,
 /// the same pushes. In a coalesced array the filter may leave out household
 /// events (the rest in order), and may read an array whose skipped element
-/// the parser refuses, which loses the whole frame.
+/// the parser refuses, which loses the whole frame. `subscribe_entities`'
+/// events (added, changed with `+`/`-`, removed entities) are held to a
+/// model of the states HA's frontend keeps (`EntitiesModel`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
@@ -24,6 +26,7 @@ public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let devices = [Device(id: "phone", apnsToken: String(repeating: "ab", count: 32), activityTokens: ["x1c": String(repeating: "cd", count: 40)])]
     var filteredPipeline = PrinterPipeline(devices: devices, clock: ManualClock())
     var parsedPipeline = PrinterPipeline(devices: devices, clock: ManualClock())
+    var model = EntitiesModel()
     for frame in bytes.split(separator: 0x0A) {
         let slice = UnsafeRawBufferPointer(rebasing: frame)
         // The coalesced-array scan 16, 32 and 64 bytes at a time and byte by byte: the
@@ -70,7 +73,11 @@ public func fuzzHAFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             }
             precondition(kept.isEmpty, "the filter read messages the parser did not: \(kept)")
             filteredInputs = a.flatMap { filtering.inputs(from: $0) }
-            parsedInputs = b.flatMap { parsing.inputs(from: $0) }
+            for message in b {
+                let inputs = parsing.inputs(from: message)
+                model.check(message, inputs: inputs, matcher: parsing.matcher)
+                parsedInputs += inputs
+            }
             precondition(filteredInputs == parsedInputs, "the same messages, other inputs")
         case (.success(let a?), .failure):
             // A skipped household element the parser refuses: only in an array.

@@ -49,6 +49,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `merge` and `chain`: the agent's inputs as one demand-driven stream.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        // Deque: the APNs client's requests waiting for a stream.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // /metrics: the agent's metrics, and any library's, through the ecosystem's
         // API (swift-metrics), kept and rendered by swift-prometheus.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),

@@ -114,7 +114,7 @@ let package = Package(
         // Pure core: HA message model, matching, cache, planning, payloads.
         // No I/O; no C but CJSONScan's one scan.
         .target(
-            name: "PrintBridgeCore", dependencies: ["PrinterActivityContent", "CJSONScan"],
+            name: "PrintBridgeCore", dependencies: ["PrinterActivityContent", "CJSONScan", "TimeZones"],
             // The alert texts, one file per language, compiled in.
             resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 

@@ -4,7 +4,8 @@ extension APIJSON {
     /// A phone as the app reads it back for its settings screen (`GET
     /// /api/devices/{deviceId}`, and the registration's answer): the
     /// printers it follows (none: every printer), every switch by the name
-    /// the settings PATCH takes, its language, which tokens it has (each
+    /// the settings PATCH takes, when it wants its alerts (`schedule`:
+    /// `AlertSchedule`), its language, which tokens it has (each
     /// shortened: never a whole token), the printers its Live Activities
     /// run for, and whether APNs refused its token.
     public static func device(_ device: Device) -> String {
@@ -15,6 +16,8 @@ extension APIJSON {
             ("settings", JSONText.object(NotificationPreferences.switches.map { entry in
                 (entry.name, device.preferences[keyPath: entry.keyPath] ? "true" : "false")
             })),
+            // Beside the switches, so `settings` stays the seed's object of booleans.
+            ("schedule", device.preferences.schedule.json),
             ("language", device.language.map(JSONText.quoted) ?? "null"),
             ("tokens", JSONText.object([
                 ("apns", JSONText.quoted(TokenFormat.shortened(device.apnsToken))),

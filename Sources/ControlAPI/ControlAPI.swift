@@ -485,11 +485,13 @@ public struct ControlAPI: Sendable {
         var problems: [String: [String]] = [:]
         let known = Set(NotificationPreferences.switches.map(\.name))
         var patch = DeviceStore.PreferencesPatch()
-        for (key, value) in body {
+        for (key, value) in body where !AlertSchedule.keys.contains(key) {
             if !known.contains(key) { problems[key, default: []].append("is not a setting") }
             else if let flag = value.boolValue { patch.switches[key] = flag }
             else { problems[key, default: []].append("must be true or false") }
         }
+        // PrintBridge's extension (issue 53): quiet hours, milestones, "minutes left", the re-telling.
+        patch.schedule = AlertSchedule.patch(body, problems: &problems)
         guard problems.isEmpty else { throw Invalid(details: problems) }
         guard try store.updatePreferences(deviceID: deviceID, patch) else { return APIError.response(404, "Device not found") }
         devicesChanged()

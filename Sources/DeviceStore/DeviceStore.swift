@@ -169,7 +169,8 @@ public final class DeviceStore: @unchecked Sendable {
         try run { () throws(SQLiteDatabase.Error) in
             var devices: [Device] = []
             try database.query("""
-                SELECT id, apns_token, printer_name, disabled, push_to_start_token, language, \(Self.switchColumns)
+                SELECT id, apns_token, printer_name, disabled, push_to_start_token, language, \(Self.switchColumns),
+                       \(Self.scheduleColumns)
                 FROM devices ORDER BY created_at, rowid
                 """) { row in
                 var device = Device(id: row.text(0) ?? "", apnsToken: row.text(1) ?? "", printerName: row.text(2))
@@ -179,6 +180,7 @@ public final class DeviceStore: @unchecked Sendable {
                 for (offset, entry) in NotificationPreferences.switches.enumerated() {
                     device.preferences[keyPath: entry.keyPath] = row.flag(Int32(6 + offset))
                 }
+                device.preferences.schedule = Self.schedule(row, from: Int32(6 + NotificationPreferences.switches.count))
                 devices.append(device)
             }
             var index: [String: Int] = [:]
@@ -295,6 +297,8 @@ public final class DeviceStore: @unchecked Sendable {
     /// `backgroundRefresh`, `snapshots`).
     public struct PreferencesPatch: Hashable, Sendable {
         public var switches: [String: Bool]
+        /// The schedule's parts given (`SchedulePatch`).
+        public var schedule = SchedulePatch()
 
         public init(
             notificationsEnabled: Bool? = nil, onStart: Bool? = nil, onComplete: Bool? = nil, onFailed: Bool? = nil,
@@ -315,21 +319,22 @@ public final class DeviceStore: @unchecked Sendable {
             switches = Dictionary(uniqueKeysWithValues: NotificationPreferences.switches.map {
                 ($0.name, preferences[keyPath: $0.keyPath])
             })
+            schedule = SchedulePatch(preferences.schedule)
         }
     }
 
     /// Applies a settings patch; false when there is no such device.
     public func updatePreferences(deviceID: String, _ patch: PreferencesPatch) throws(Error) -> Bool {
         let set = NotificationPreferences.switches.compactMap { entry in
-            patch.switches[entry.name].map { (entry.column, $0) }
-        }
+            patch.switches[entry.name].map { (entry.column, SQLiteDatabase.Value.flag($0)) }
+        } + patch.schedule.assignments
         return try run { () throws(SQLiteDatabase.Error) in
             var found = false
             try database.query("SELECT 1 FROM devices WHERE id = ?", [.text(deviceID)]) { _ in found = true }
             guard found, !set.isEmpty else { return found }
             try database.query(
                 "UPDATE devices SET " + set.map { "\($0.0) = ?" }.joined(separator: ", ") + " WHERE id = ?",
-                set.map { .flag($0.1) } + [.text(deviceID)])
+                set.map(\.1) + [.text(deviceID)])
             return true
         }
     }

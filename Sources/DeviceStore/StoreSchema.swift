@@ -297,5 +297,19 @@ enum StoreSchema {
                                           ORDER BY ended_at - started_at DESC) AS rank
                 FROM print_stats) WHERE rank = 1;
         """,
+        // 14: when each phone wants its alerts (issue 53, `AlertSchedule`):
+        // quiet hours (minutes after local midnight, an IANA zone, whether
+        // the time-sensitive break through), its milestones ("25,50,75";
+        // NULL: the agent's), "minutes left" (NULL: off), minutes before an
+        // unopened failure is told again (0: never).
+        """
+        ALTER TABLE devices ADD COLUMN quiet_start INTEGER;
+        ALTER TABLE devices ADD COLUMN quiet_end INTEGER;
+        ALTER TABLE devices ADD COLUMN quiet_zone TEXT;
+        ALTER TABLE devices ADD COLUMN quiet_breakthrough INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE devices ADD COLUMN milestones TEXT;
+        ALTER TABLE devices ADD COLUMN minutes_left INTEGER;
+        ALTER TABLE devices ADD COLUMN retell_after INTEGER NOT NULL DEFAULT 15;
+        """,
     ]
 }

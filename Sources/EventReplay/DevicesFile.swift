@@ -2,7 +2,8 @@ import PrintBridgeCore
 
 /// The devices file of `replay --devices FILE`: a JSON array of
 /// `{"apnsToken", "printerPrefix"?, "printerName"?, "language"?, "settings"?, "activityTokens"?, "pushToStartToken"?}`,
-/// the same fields the HTTP API takes.
+/// the same fields the HTTP API takes (`settings` the switches and the
+/// schedule's keys, `quietHours` and the rest, as the settings PATCH).
 public enum DevicesFile {
     public struct Error: Swift.Error, CustomStringConvertible {
         public var description: String
@@ -100,9 +101,16 @@ public enum DevicesFile {
             }
             preferences[keyPath: path] = flag
         }
-        for key in object.keys where !keys.contains(where: { $0.0 == key }) {
+        for key in object.keys where !keys.contains(where: { $0.0 == key }) && !AlertSchedule.keys.contains(key) {
             throw Error(description: "\(place): unknown setting \"\(key)\"")
         }
+        // The schedule's keys, as the settings PATCH takes them (issue 53).
+        var problems: [String: [String]] = [:]
+        let patch = AlertSchedule.patch(object, problems: &problems)
+        if let (key, texts) = problems.sorted(by: { $0.key < $1.key }).first {
+            throw Error(description: "\(place): settings.\(key) \(texts.joined(separator: "; "))")
+        }
+        preferences.schedule = patch.applied(to: preferences.schedule)
         return preferences
     }
 }

@@ -1,6 +1,7 @@
 import AgentSettings
 import ArgumentParser
 import DeviceStore
+import ControlAPI
 import PrintBridgeCore
 
 struct DevicesCommand: ParsableCommand {
@@ -39,7 +40,8 @@ struct DevicesCommand: ParsableCommand {
                             + (off.isEmpty ? "" : "  off: \(off.joined(separator: ", "))")
                             + (device.activityTokens.isEmpty ? "" : "  live activities: \(device.activityTokens.keys.sorted().joined(separator: ", "))")
                             + (device.pushToStartToken == nil ? "" : "  push-to-start")
-                            + (device.language.map { "  language: \($0)" } ?? ""))
+                            + (device.language.map { "  language: \($0)" } ?? "")
+                            + (preferences.schedule == AlertSchedule() ? "" : "  \(preferences.schedule.summary)"))
                 case .json:
                     output.write(JSONText.object([
                         ("id", JSONText.quoted(device.id)),
@@ -50,6 +52,7 @@ struct DevicesCommand: ParsableCommand {
                         ("liveActivities", "[" + device.activityTokens.keys.sorted().map(JSONText.quoted).joined(separator: ",") + "]"),
                         ("pushToStart", device.pushToStartToken == nil ? "false" : "true"),
                         ("language", device.language.map(JSONText.quoted) ?? "null"),
+                        ("schedule", preferences.schedule.json),
                     ]))
                 }
             }
@@ -137,7 +140,7 @@ struct DevicesCommand: ParsableCommand {
     struct Prefs: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "prefs",
-            abstract: "Change which notifications a device gets (only the switches given change).")
+            abstract: "Change which notifications a device gets and when (only the switches and parts given change).")
 
         @Argument(help: "The device id.")
         var id: String
@@ -154,15 +157,61 @@ struct DevicesCommand: ParsableCommand {
         var backgroundRefresh: Bool?
         @Option(name: .long, help: "A picture of the print in complete, failed, paused and printer-error alerts.")
         var snapshots: Bool?
+        @Option(name: .customLong("quiet-hours"), help: "Quiet hours as START-END (22:00-07:00), or off.")
+        var quietHours: String?
+        @Option(name: .customLong("time-zone"), help: "The quiet hours' time zone (an IANA name; default: this machine's).")
+        var timeZone: String?
+        @Option(name: .long, help: "Whether failures, printer errors and a printer gone offline break through quiet hours (default true).")
+        var breakthrough: Bool?
+        @Option(name: .long, help: "The phone's milestones: 25,50,75, every:10, or default (the agent's MILESTONES).")
+        var milestones: String?
+        @Option(name: .customLong("minutes-left"), help: "Minutes left at which to tell the phone once a print; 0: off.")
+        var minutesLeft: Int?
+        @Option(name: .customLong("retell-after"), help: "Minutes before an unopened failure or printer error is told again; 0: never.")
+        var retellAfter: Int?
 
         @OptionGroup var configOption: ConfigOption
 
         func run() throws {
             let store = try StateDirectory.openStore(try configOption.settings())
-            let patch = DeviceStore.PreferencesPatch(
+            var patch = DeviceStore.PreferencesPatch(
                 notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,
                 onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled,
                 backgroundRefresh: backgroundRefresh, snapshots: snapshots)
+            // The options as the settings PATCH's keys: the API's checks and words.
+            var body: [String: JSONValue] = [:]
+            if let quietHours {
+                if quietHours == "off" {
+                    body["quietHours"] = .null
+                } else {
+                    let ends = quietHours.split(separator: "-", maxSplits: 1).map(String.init)
+                    var quiet: [String: JSONValue] = [
+                        "start": .string(ends.first ?? ""), "end": .string(ends.count > 1 ? ends[1] : ""),
+                        "timeZone": .string(timeZone ?? StatisticsRequest.machineZone() ?? "UTC"),
+                    ]
+                    if let breakthrough { quiet["breakthrough"] = .bool(breakthrough) }
+                    body["quietHours"] = .object(quiet)
+                }
+            } else if timeZone != nil || breakthrough != nil {
+                throw ValidationError("--time-zone and --breakthrough go with --quiet-hours")
+            }
+            if let milestones {
+                if milestones == "default" {
+                    body["milestones"] = .null
+                } else if milestones.hasPrefix("every:") {
+                    body["milestones"] = .object(["every": Int(milestones.dropFirst(6)).map { .number(Double($0)) } ?? .null])
+                } else {
+                    body["milestones"] = .array(milestones.split(separator: ",").map { Int($0).map { .number(Double($0)) } ?? .null })
+                }
+            }
+            if let minutesLeft { body["minutesLeft"] = .number(Double(minutesLeft)) }
+            if let retellAfter { body["retellAfterMinutes"] = .number(Double(retellAfter)) }
+            var problems: [String: [String]] = [:]
+            patch.schedule = AlertSchedule.patch(body, problems: &problems)
+            if !problems.isEmpty {
+                throw ValidationError(problems.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.joined(separator: "; "))" }
+                    .joined(separator: "\n"))
+            }
             let found = try DevicesCommand.storeCall { try store.updatePreferences(deviceID: id, patch) }
             guard found else {
                 throw CommandFailure.noInput("no device \(id)")

@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == latestSchema)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 13)
+        #expect(try temp.open().schemaVersion == latestSchema)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -218,7 +218,7 @@ let activity = String(repeating: "ef", count: 40)
             \(undoSchema13)PRAGMA user_version = 6;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == latestSchema)
         #expect(try store.notificationStates() == states)
     }
 
@@ -245,7 +245,7 @@ let activity = String(repeating: "ef", count: 40)
             \(undoSchema13)PRAGMA user_version = 7;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == latestSchema)
         #expect(try store.notificationStates() == states)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.notifications(device: device, limit: 50).notifications.isEmpty)
@@ -281,7 +281,7 @@ let activity = String(repeating: "ef", count: 40)
             \(undoSchema13)PRAGMA user_version = 8;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == latestSchema)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: true))
         #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == [sent.title])
@@ -308,7 +308,7 @@ let activity = String(repeating: "ef", count: 40)
             \(undoSchema13)PRAGMA user_version = 9;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == latestSchema)
         #expect(try store.devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: true))
         #expect(try store.updatePreferences(deviceID: device, .init(snapshots: false)))
         #expect(try temp.open().devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: false))

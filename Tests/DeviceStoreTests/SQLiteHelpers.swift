@@ -28,8 +28,20 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     return String(cString: text)
 }
 
-/// Undoes schema 13 (statistics), to make a store of an earlier schema.
-let undoSchema13 = """
+/// Undoes schema 14 (each phone's alert schedule), to make a store of an earlier schema.
+let undoSchema14 = """
+    ALTER TABLE devices DROP COLUMN quiet_start;
+    ALTER TABLE devices DROP COLUMN quiet_end;
+    ALTER TABLE devices DROP COLUMN quiet_zone;
+    ALTER TABLE devices DROP COLUMN quiet_breakthrough;
+    ALTER TABLE devices DROP COLUMN milestones;
+    ALTER TABLE devices DROP COLUMN minutes_left;
+    ALTER TABLE devices DROP COLUMN retell_after;
+
+    """
+
+/// Undoes schemas 14 and 13 (statistics), to make a store of an earlier schema.
+let undoSchema13 = undoSchema14 + """
     ALTER TABLE print_history DROP COLUMN paused_seconds;
     ALTER TABLE print_history DROP COLUMN materials;
     ALTER TABLE printer_state DROP COLUMN paused_seconds;
@@ -45,3 +57,6 @@ let undoSchema13 = """
     DROP TABLE print_hours;
 
     """
+
+/// The schema a store opened now has: migration 14 (each phone's alert schedule) the latest.
+let latestSchema = 14

@@ -15,13 +15,17 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     /// A picture of the print in the alerts that have one (complete,
     /// failed, paused, printer error), when the printer has a camera.
     public var snapshots: Bool
+    /// When it wants its alerts: quiet hours, its milestones, "minutes
+    /// left", the re-telling of an unopened failure (`AlertSchedule`).
+    public var schedule: AlertSchedule
 
     public init(
         notificationsEnabled: Bool = true, onStart: Bool = true, onComplete: Bool = true,
         onFailed: Bool = true, onPaused: Bool = true, onMilestone: Bool = true,
         onPrinterError: Bool = true, onBedCooled: Bool = true, backgroundRefresh: Bool = true,
-        snapshots: Bool = true
+        snapshots: Bool = true, schedule: AlertSchedule = AlertSchedule()
     ) {
+        self.schedule = schedule
         self.snapshots = snapshots
         self.backgroundRefresh = backgroundRefresh
         self.onPrinterError = onPrinterError

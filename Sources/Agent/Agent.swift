@@ -116,6 +116,9 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
                 "no devices registered (give --devices FILE, use the API or printbridge devices add); pushes have nowhere to go")
         }
         let loop = AgentLoop(agent: self, start: start)
+        // What the store kept may be due with no news at all (alerts held
+        // for quiet hours end in the morning, HA or not): wake for it.
+        loop.scheduleWake(afterWake: false)
         let stream = merge(chain(linkEvents.map { AgentInput.link($0) }, [AgentInput.linkEnded].async), inputs)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in

@@ -38,6 +38,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         self.agent = agent
         var planner = PushPlanner(configuration: agent.planner, restoring: start.printers)
         planner.watchingSince = start.watchingSince
+        planner.heldAlerts = start.held
         pipeline = PrinterPipeline(planner: planner, devices: start.devices, clock: agent.clock)
         let retry = agent.configuration.retryMaximum
         outbox = Outbox(firstRetryDelay: min(2, retry), maximumRetryDelay: retry)
@@ -182,7 +183,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             agent.metrics.push(push, outcome: "limited")
         }
         guard !output.pushes.isEmpty || !output.changedPrinters.isEmpty || !output.prints.isEmpty
-            || !output.endedActivities.isEmpty
+            || !output.endedActivities.isEmpty || output.heldChanged
         else { return [] }
         let states = pipeline.planner.printers.filter { output.changedPrinters.contains($0.key) }
         let now = clock.now()
@@ -212,7 +213,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         send(actions.send)
         actions.send = []
         agent.store.commit(
-            states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries)
+            states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries,
+            held: output.heldChanged ? pipeline.planner.heldAlerts : nil)
         if !announcing.isEmpty {
             // The store's queue runs in order: this comes once the commit is written.
             let inbox = agent.inbox

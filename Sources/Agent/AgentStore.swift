@@ -50,6 +50,8 @@ public final class AgentStore: Sendable {
         public var devices: [Device]
         public var printers: [String: PrinterNotificationState]
         public var watchingSince: EpochTime
+        /// Alerts held for phones in their quiet hours.
+        public var held: [HeldAlert] = []
         /// Pushes the last run left unanswered.
         public var outbox: [Outbox.Entry]
         /// SQLite's data version when the devices were read: another
@@ -65,7 +67,8 @@ public final class AgentStore: Sendable {
             Self.rollUp(store, keeping: printRetention, logger: logger)
             return Start(
                 devices: try store.devicesAndActivities(), printers: try store.notificationStates(),
-                watchingSince: try store.watchingSince(), outbox: try store.outbox(), dataVersion: try store.dataVersion())
+                watchingSince: try store.watchingSince(), held: try store.heldAlerts(), outbox: try store.outbox(),
+                dataVersion: try store.dataVersion())
         }
     }
 
@@ -84,17 +87,17 @@ public final class AgentStore: Sendable {
     public func commit(
         states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
         endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = [],
-        outcomes: [SentNotification.Settled] = []
+        outcomes: [SentNotification.Settled] = [], held: [HeldAlert]? = nil
     ) {
         guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
-            || !outcomes.isEmpty
+            || !outcomes.isEmpty || held != nil
         else { return }
         write("could not write to the device store") { [notificationRetention, printRetention, logger] store in
             let notifications = notificationRetention > 0 ? enqueue.compactMap { SentNotification(sent: $0.push) } : []
             try store.commit(
                 states: states, prints: prints, endedActivities: endedActivities, enqueue: enqueue, settled: settled,
                 notifications: notifications, outcomes: notificationRetention > 0 ? outcomes : [],
-                keepNotifications: notificationRetention)
+                keepNotifications: notificationRetention, held: held)
             // A print ended: the day's roll-up, if the day moved on (the store does it once a UTC day).
             if !prints.isEmpty { Self.rollUp(store, keeping: printRetention, logger: logger) }
         }

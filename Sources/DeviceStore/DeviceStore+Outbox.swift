@@ -35,19 +35,21 @@ extension DeviceStore {
     /// queued, and the pushes APNs has settled since taken out; with them
     /// the alerts sent recorded for the phones' history (and what was made
     /// more than `keepNotifications` seconds ago forgotten), and settled
-    /// alerts' outcomes written.
+    /// alerts' outcomes written; `held` (when given) the alerts now held
+    /// for quiet hours, replacing those before.
     public func commit(
         states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
         endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = [],
         notifications: [SentNotification] = [], outcomes: [SentNotification.Settled] = [],
-        keepNotifications: Double? = nil
+        keepNotifications: Double? = nil, held: [HeldAlert]? = nil
     ) throws(Error) {
         guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
-            || !notifications.isEmpty || !outcomes.isEmpty
+            || !notifications.isEmpty || !outcomes.isEmpty || held != nil
         else { return }
         try run { () throws(SQLiteDatabase.Error) in
             try database.transaction { () throws(SQLiteDatabase.Error) in
                 try writeStates(states)
+                if let held { try writeHeld(held) }
                 try writeHistory(prints)
                 for end in endedActivities {
                     try database.query("DELETE FROM activities WHERE token = ?", [.text(end.token)])

@@ -311,5 +311,23 @@ enum StoreSchema {
         ALTER TABLE devices ADD COLUMN minutes_left INTEGER;
         ALTER TABLE devices ADD COLUMN retell_after INTEGER NOT NULL DEFAULT 15;
         """,
+        // 15: alerts held for phones in their quiet hours, told as one
+        // summary when they end (`PushPlanner.heldAlerts`).
+        """
+        CREATE TABLE held_alerts (
+            id INTEGER PRIMARY KEY,
+            device_id TEXT NOT NULL,
+            printer_prefix TEXT NOT NULL,
+            printer_name TEXT NOT NULL,
+            event TEXT NOT NULL,
+            file TEXT,
+            print_id TEXT,
+            milestone INTEGER,
+            reason TEXT,
+            time_zone TEXT NOT NULL,
+            held_at REAL NOT NULL,
+            release_at REAL NOT NULL
+        );
+        """,
     ]
 }

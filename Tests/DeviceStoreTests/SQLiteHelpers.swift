@@ -28,8 +28,14 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     return String(cString: text)
 }
 
-/// Undoes schema 14 (each phone's alert schedule), to make a store of an earlier schema.
-let undoSchema14 = """
+/// Undoes schema 15 (alerts held for quiet hours), to make a store of an earlier schema.
+let undoSchema15 = """
+    DROP TABLE held_alerts;
+
+    """
+
+/// Undoes schemas 15 and 14 (each phone's alert schedule), to make a store of an earlier schema.
+let undoSchema14 = undoSchema15 + """
     ALTER TABLE devices DROP COLUMN quiet_start;
     ALTER TABLE devices DROP COLUMN quiet_end;
     ALTER TABLE devices DROP COLUMN quiet_zone;
@@ -58,5 +64,5 @@ let undoSchema13 = undoSchema14 + """
 
     """
 
-/// The schema a store opened now has: migration 14 (each phone's alert schedule) the latest.
-let latestSchema = 14
+/// The schema a store opened now has: migration 15 (alerts held for quiet hours) the latest.
+let latestSchema = 15

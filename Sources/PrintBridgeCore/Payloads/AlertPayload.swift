@@ -150,7 +150,7 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
                 catalog.text(.backOnlineTitle), catalog.text(.backOnlineBody, names), "printer_back_online"
             )
             level = "passive"
-        case .update, .end, .start, .history, .test:
+        case .update, .end, .start, .history, .test, .summary:
             (title, body, type) = ("Printer Update", "Update from \(printerName)", "printer_update")
         }
         // A quiet note replaces an alert without a sound (iOS: `passive`).

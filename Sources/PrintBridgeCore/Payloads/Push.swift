@@ -31,6 +31,9 @@ public struct Push: Hashable, Sendable {
         /// A test alert asked for (`printbridge send-test`, the app's
         /// `POST /api/devices/{deviceId}/test-push`): about no printer.
         case test
+        /// What was held in a phone's quiet hours, told when they end
+        /// (`QuietSummary`): about no one printer.
+        case summary
     }
 
     /// Which of a device's tokens the push is addressed to.

@@ -27,6 +27,8 @@ public struct PrinterPipeline: Sendable {
         public var prints: [PrintRecord] = []
         /// Background pushes not sent: the phone had its hourly allowance.
         public var limited: [Push] = []
+        /// Whether the alerts held for quiet hours changed (`PushPlanner.heldAlerts`, to save).
+        public var heldChanged = false
 
         public init() {}
 
@@ -36,6 +38,7 @@ public struct PrinterPipeline: Sendable {
             failures += plan.failures
             endedActivities += plan.endedActivities
             limited += plan.limited
+            heldChanged = heldChanged || plan.heldChanged
             if plan.stateChanged, let prefix { changedPrinters.insert(prefix) }
         }
     }

@@ -68,7 +68,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
         case .milestone: return onMilestone
         case .printerError: return onPrinterError
         case .bedCooled: return onBedCooled
-        case .update, .end, .start, .history, .test: return true
+        case .update, .end, .start, .history, .test, .summary: return true
         }
     }
 }

@@ -86,7 +86,7 @@ struct PushBuilder {
     ) {
         alert(
             event, status: snapshot.status ?? .running, collapseKey: replacing.rawValue, idName: idName,
-            only: deviceIDs, aboutPrint: aboutPrint) { _ in .none }
+            only: deviceIDs, aboutPrint: aboutPrint, holdAs: replacing) { _ in .none }
     }
 
     /// A printer error on its own, collapsed per printer and error; it
@@ -143,7 +143,7 @@ struct PushBuilder {
     private mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, collapseKey: String? = nil,
         idName: String? = nil, skipping: Set<String> = [], only: Set<String>? = nil, aboutPrint: Bool = true,
-        detail: (Catalog) -> AlertPayload.Detail
+        holdAs: Push.Event? = nil, detail: (Catalog) -> AlertPayload.Detail
     ) -> Set<String> {
         let progress = Int((snapshot.progress ?? 0).rounded(.down))
         var recipients: Set<String> = []
@@ -158,6 +158,17 @@ struct PushBuilder {
             recipients.insert(device.id)
             let catalog = configuration.catalog(for: device)
             let name = printerName(for: device, shared: &sharedName)
+            // The phone's quiet hours: held for its summary (a quiet note as the alert it answers).
+            if let quiet = device.preferences.schedule.quietHours, quiet.contains(now) {
+                let shown = detail(catalog)
+                if quiet.holds(urgent: Self.isUrgent(holdAs ?? event, shown), at: now) {
+                    plan.held.append(HeldAlert(
+                        deviceID: device.id, printer: prefix, printerName: name, event: event, fileName: snapshot.fileName,
+                        printID: aboutPrint ? printID : nil, milestone: milestone, reason: Self.reasonText(shown, catalog),
+                        timeZone: quiet.timeZone, at: now, releaseAt: quiet.endAfter(now)))
+                    continue
+                }
+            }
             let key = PayloadKey(language: catalog.language, printerName: name)
             let bytes = encoded[key] ?? {
                 let payload = AlertPayload(
@@ -176,6 +187,27 @@ struct PushBuilder {
                 wantsSnapshot: event.mayCarrySnapshot && device.preferences.snapshots)
         }
         return recipients
+    }
+
+    /// Whether an alert breaks through quiet hours that let the urgent
+    /// through: a failure, a printer gone offline mid-print, a printer error
+    /// the alert marks time-sensitive (serious or fatal).
+    static func isUrgent(_ event: Push.Event, _ detail: AlertPayload.Detail) -> Bool {
+        switch (event, detail) {
+        case (.failed, _), (.offline, _): return true
+        case (.printerError, .printerError(let error)): return error.severity.isUrgent
+        default: return false
+        }
+    }
+
+    /// What a held alert's summary line says beside what happened.
+    static func reasonText(_ detail: AlertPayload.Detail, _ catalog: Catalog) -> String? {
+        switch detail {
+        case .reason(let text): return text
+        case .printerError(let error):
+            return error.text.isEmpty ? catalog.text(.printerErrorUnknown, ["code": .text(error.code)]) : error.text
+        case .none, .bedCooled: return nil
+        }
     }
 
     /// Sends the current state to every Live Activity of this printer, with

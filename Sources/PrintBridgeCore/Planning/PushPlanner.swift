@@ -21,6 +21,9 @@ public struct PushPlanner: Sendable {
     /// When each phone (by device id) was last sent background pushes,
     /// within the allowance's window (`+Background`); in memory only.
     public internal(set) var backgroundSent: [String: [EpochTime]] = [:]
+    /// Alerts held for phones in their quiet hours, until they end
+    /// (`+QuietHours`); the agent keeps them in the store.
+    public var heldAlerts: [HeldAlert] = []
 
     /// What one change produced.
     public struct Plan: Hashable, Sendable {
@@ -38,8 +41,13 @@ public struct PushPlanner: Sendable {
         public var prints: [PrintRecord] = []
         /// Background pushes not sent: the phone had its hourly allowance.
         public var limited: [Push] = []
+        /// Alerts held for phones in their quiet hours by this plan.
+        public var held: [HeldAlert] = []
+        /// Whether `PushPlanner.heldAlerts` changed (so a store should save it).
+        public var heldChanged = false
 
         mutating func add(_ builder: PushBuilder) {
+            held += builder.plan.held
             pushes += builder.plan.pushes
             prints += builder.plan.prints
             failures += builder.plan.failures
@@ -121,6 +129,7 @@ public struct PushPlanner: Sendable {
         var plan = Plan()
         plan.add(builder)
         plan.stateChanged = state != before
+        keepHeld(&plan)
         limitBackground(&plan)
         return plan
     }
@@ -156,13 +165,15 @@ public struct PushPlanner: Sendable {
         }
         printers[prefix] = state
         plan.stateChanged = state != before
+        keepHeld(&plan)
         limitBackground(&plan)
         return plan
     }
 
-    /// The earliest time scheduled work is due, if any.
+    /// The earliest time scheduled work is due, if any: a printer's, or
+    /// the end of a phone's quiet hours with alerts held.
     public var nextDue: EpochTime? {
-        printers.values.compactMap(\.nextDue).min()
+        [printers.values.compactMap(\.nextDue).min(), heldAlerts.lazy.map(\.releaseAt).min()].compactMap { $0 }.min()
     }
 
     /// Does the scheduled work due at or before `time`, one deadline at a
@@ -203,6 +214,8 @@ public struct PushPlanner: Sendable {
             if let next = state.nextDue, next <= dueTime { break }
         }
         plan.stateChanged = !plan.changedPrinters.isEmpty
+        keepHeld(&plan)
+        releaseHeld(upTo: time, devices: devices, into: &plan)
         limitBackground(&plan)
         return plan
     }

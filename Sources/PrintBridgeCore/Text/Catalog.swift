@@ -65,6 +65,14 @@ public struct Catalog: Hashable, Sendable {
         case locationAMS = "location.ams", locationAMSLite = "location.ams_lite", locationAMSHT = "location.ams_ht"
         case locationExternal = "location.external"
         case testTitle = "test.title", testBody = "test.body"
+        // The quiet hours' summary (`QuietSummary`).
+        case summaryTitle = "summary.title", summaryLine = "summary.line", summaryMore = "summary.more"
+        case summaryStarted = "summary.started", summaryComplete = "summary.complete", summaryFailed = "summary.failed"
+        case summaryCancelled = "summary.cancelled", summaryPaused = "summary.paused", summaryResumed = "summary.resumed"
+        case summaryMilestone = "summary.milestone", summaryPrinterError = "summary.printer_error"
+        case summaryBedCooled = "summary.bed_cooled", summaryOffline = "summary.offline"
+        case summaryBackOnline = "summary.back_online", summaryWithReason = "summary.with_reason"
+        case summaryThenResumed = "summary.then_resumed", summaryThenBackOnline = "summary.then_back_online"
     }
 
     /// The languages there are catalogs for, by tag.

@@ -29,6 +29,8 @@ public enum AgentInput: Sendable {
     /// The app (or the admin) asked for a test push to a phone (the API's
     /// `test-push`); `done` is told what was queued.
     case testPush(deviceID: String, done: @Sendable (TestPushOutcome) -> Void)
+    /// The app opened the alert with this `apns-id` (issue 53): it is not told again.
+    case alertOpened(apnsID: String)
 }
 
 extension AgentInput {
@@ -56,6 +58,9 @@ public struct AgentInbox: Sendable {
     public func testPush(_ deviceID: String, done: @escaping @Sendable (TestPushOutcome) -> Void) {
         if case .terminated = continuation.yield(.testPush(deviceID: deviceID, done: done)) { done(.stopping) }
     }
+
+    /// The app opened an alert (`POST …/notifications/{id}/opened`).
+    public func alertOpened(_ apnsID: String) { continuation.yield(.alertOpened(apnsID: apnsID)) }
 
     func send(_ input: AgentInput) { continuation.yield(input) }
 }

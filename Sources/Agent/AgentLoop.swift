@@ -88,6 +88,10 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             snapshotTaken(request, link: link)
         case .stored(let entries):
             stored(entries)
+        case .alertOpened(let apnsID):
+            if pipeline.opened(apnsID: apnsID) {
+                logger.debug("an alert was opened: it is not told again", metadata: ["push.apns_id": "\(apnsID)"])
+            }
         case .testPush(let deviceID, let done):
             guard !draining else { return done(.stopping) }
             guard let (output, language) = pipeline.testPush(to: deviceID) else { return done(.noPhone) }

@@ -31,3 +31,21 @@ extension ControlAPI {
         ]))
     }
 }
+
+/// POST /api/devices/{deviceId}/notifications/{notificationId}/opened: the
+/// app tells the agent its user opened an alert (its `id` in the phone's
+/// history), so a failure or printer error is not told again (issue 53).
+extension ControlAPI {
+    func opened(_ deviceID: String, _ notificationID: String) throws -> HTTPResponse {
+        guard let id = Int(notificationID), id > 0 else {
+            throw Invalid(details: ["notificationId": ["must be an alert's id from the phone's history"]])
+        }
+        guard let opened = try store.markOpened(deviceID: deviceID, notificationID: id, at: clock.now()) else {
+            return APIError.response(404, "Notification not found")
+        }
+        alertOpened(opened.apnsID)
+        return HTTPResponse(status: 200, body: JSONText.object([
+            ("success", "true"), ("id", String(id)), ("openedAt", JSONText.quoted(ISO8601.format(opened.openedAt))),
+        ]))
+    }
+}

@@ -40,6 +40,9 @@ extension ControlAPI {
             api.action(call["prefix"], call["action"], call.request, reply: reply)
         }),
         Route(.get, "/api/notifications", .credential, device: .query("device")) { api, call in try api.notifications(call.request) },
+        Route(.post, "/api/devices/:deviceId/notifications/:notificationId/opened", .credential) { api, call in
+            try api.opened(call["deviceId"], call["notificationId"])
+        },
         // The signed link is the credential (a phone's notification extension has no token).
         Route(.get, "/api/snapshots/:name", .public) { api, call in try api.snapshot(call["name"], call.request) },
     ]

@@ -29,6 +29,8 @@ public struct ControlAPI: Sendable {
     let printers: @Sendable () -> [PrinterSnapshot]
     /// Called after any change to devices or tokens, so the daemon reloads them.
     let devicesChanged: @Sendable () -> Void
+    /// The app opened an alert (its `apns-id`): the running agent tells it no more.
+    let alertOpened: @Sendable (String) -> Void
     /// Serves /metrics and a readiness /healthz when given.
     let metrics: AgentMetrics?
     /// Clients on these networks need no API token (API_TRUSTED_NETWORKS).
@@ -76,8 +78,10 @@ public struct ControlAPI: Sendable {
         authThrottled: @escaping @Sendable (_ source: String, AuthThrottle.Failure) -> Void = { _, _ in },
         oldWayIn: @escaping @Sendable (_ caller: String, _ peer: String) -> Void = { _, _ in },
         pairing: PairingOffer? = nil, clock: any EpochClock = SystemClock(), testPushes: TestPushQueue? = nil,
-        testPushLimiter: ActionLimiter = ControlAPI.testPushLimiter()
+        testPushLimiter: ActionLimiter = ControlAPI.testPushLimiter(),
+        alertOpened: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.alertOpened = alertOpened
         self.testPushes = testPushes
         self.testPushLimiter = testPushLimiter
         self.clock = clock

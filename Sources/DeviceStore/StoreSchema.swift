@@ -329,5 +329,10 @@ enum StoreSchema {
             release_at REAL NOT NULL
         );
         """,
+        // 16: when the phone's user opened an alert (the app says so), so a
+        // failure nobody opened is told again.
+        """
+        ALTER TABLE notifications ADD COLUMN opened_at REAL;
+        """,
     ]
 }

@@ -18,7 +18,8 @@ enum APISetup {
     static func server(
         settings: Settings, store: DeviceStore, apns: ControlAPI.APNsStatus, printers: @escaping @Sendable () -> [PrinterSnapshot],
         devicesChanged: @escaping @Sendable () -> Void, allowWithoutToken: Bool, logger: Logger, metrics: AgentMetrics,
-        pressButton: ButtonPresser? = nil, snapshots: SnapshotServing? = nil, testPushes: TestPushQueue? = nil
+        pressButton: ButtonPresser? = nil, snapshots: SnapshotServing? = nil, testPushes: TestPushQueue? = nil,
+        alertOpened: @escaping @Sendable (String) -> Void = { _ in }
     ) throws
         -> HTTPServer?
     {
@@ -60,7 +61,7 @@ enum APISetup {
             },
             oldWayIn: OldWayIn(logger).note,
             pairing: token == nil ? nil : PairCommand.offer(settings, store: store, certificate: certificate),
-            testPushes: testPushes)
+            testPushes: testPushes, alertOpened: alertOpened)
         // systemd's default soft limit is 1,024 descriptors: take up to
         // 4,096 of the hard limit so the API can hold its 1,024 connections.
         var descriptors = rlimit()

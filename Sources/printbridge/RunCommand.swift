@@ -116,7 +116,8 @@ struct RunCommand: AsyncParsableCommand {
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
             printers: { printers.withLock { $0 } }, devicesChanged: { agent.inbox.devicesChanged() },
             allowWithoutToken: noAPIAuth, logger: logger, metrics: metrics, pressButton: PrinterActionSetup.presser(link),
-            snapshots: snapshots?.serving, testPushes: { device, done in agent.inbox.testPush(device, done: done) })
+            snapshots: snapshots?.serving, testPushes: { device, done in agent.inbox.testPush(device, done: done) },
+            alertOpened: { agent.inbox.alertOpened($0) })
         let signals = SignalService(reload: SettingsReload(settings, logger: logger), inbox: agent.inbox)
         // One group: started in this order and, at SIGTERM or SIGINT (the
         // group's own signals) or a part failing, shut down in reverse: the

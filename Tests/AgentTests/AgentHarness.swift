@@ -166,7 +166,7 @@ final class LogRecorder: LogHandler, @unchecked Sendable {
 
 /// Inputs the agent has handled, for a test to wait on without sleeping.
 final class HandledInputs: Sendable {
-    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot, testPush, stored }
+    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot, testPush, stored, alertOpened }
 
     private struct Waiter {
         let id: Int
@@ -190,6 +190,7 @@ final class HandledInputs: Sendable {
         case .snapshot: kind = .snapshot
         case .testPush: kind = .testPush
         case .stored: kind = .stored
+        case .alertOpened: kind = .alertOpened
         }
         let met = state.withLock { state -> [Waiter] in
             state.kinds.append(kind)

@@ -80,6 +80,7 @@ import Testing
         #expect(Set(named) == [
             "POST /api/devices/activity-token", "PATCH /api/devices/:deviceId/settings", "POST /api/devices/:deviceId/push-to-start-token",
             "DELETE /api/devices/:deviceId", "DELETE /api/devices/:deviceId/credential", "GET /api/notifications",
+            "POST /api/devices/:deviceId/notifications/:notificationId/opened",
             "GET /api/devices/:deviceId", "POST /api/devices/:deviceId/test-push",
             "POST /devices/:deviceId/revoke",
         ])

@@ -205,7 +205,7 @@ let activity = String(repeating: "ef", count: 40)
         try temp.open().commit(states: states)
         let path = temp.directory + "/printbridge.sqlite3"
         #expect(sqliteExecute(path, """
-            ALTER TABLE printer_state DROP COLUMN failure_announced;
+            \(undoSchema13)            ALTER TABLE printer_state DROP COLUMN failure_announced;
             ALTER TABLE printer_state DROP COLUMN pause_told_to;
             ALTER TABLE printer_state DROP COLUMN silent_since;
             ALTER TABLE printer_state DROP COLUMN offline_due;
@@ -215,7 +215,7 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 6;
+            PRAGMA user_version = 6;
             """))
         let store = try temp.open()
         #expect(store.schemaVersion == latestSchema)
@@ -236,13 +236,13 @@ let activity = String(repeating: "ef", count: 40)
         }
         let path = temp.directory + "/printbridge.sqlite3"
         #expect(sqliteExecute(path, """
-            DROP INDEX notifications_by_device;
+            \(undoSchema13)            DROP INDEX notifications_by_device;
             DROP TABLE notifications;
             ALTER TABLE devices DROP COLUMN background_refresh;
             ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 7;
+            PRAGMA user_version = 7;
             """))
         let store = try temp.open()
         #expect(store.schemaVersion == latestSchema)
@@ -274,11 +274,11 @@ let activity = String(repeating: "ef", count: 40)
         }
         let path = temp.directory + "/printbridge.sqlite3"
         #expect(sqliteExecute(path, """
-            ALTER TABLE devices DROP COLUMN background_refresh;
+            \(undoSchema13)            ALTER TABLE devices DROP COLUMN background_refresh;
             ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 8;
+            PRAGMA user_version = 8;
             """))
         let store = try temp.open()
         #expect(store.schemaVersion == latestSchema)
@@ -302,10 +302,10 @@ let activity = String(repeating: "ef", count: 40)
         }
         let path = temp.directory + "/printbridge.sqlite3"
         #expect(sqliteExecute(path, """
-            ALTER TABLE devices DROP COLUMN snapshots;
+            \(undoSchema13)            ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 9;
+            PRAGMA user_version = 9;
             """))
         let store = try temp.open()
         #expect(store.schemaVersion == latestSchema)

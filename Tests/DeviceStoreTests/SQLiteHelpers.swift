@@ -28,8 +28,14 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     return String(cString: text)
 }
 
-/// Undoes schema 15 (alerts held for quiet hours), to make a store of an earlier schema.
-let undoSchema15 = """
+/// Undoes schema 16 (when an alert was opened), to make a store of an earlier schema.
+let undoSchema16 = """
+    ALTER TABLE notifications DROP COLUMN opened_at;
+
+    """
+
+/// Undoes schemas 16 and 15 (alerts held for quiet hours), to make a store of an earlier schema.
+let undoSchema15 = undoSchema16 + """
     DROP TABLE held_alerts;
 
     """
@@ -64,5 +70,5 @@ let undoSchema13 = undoSchema14 + """
 
     """
 
-/// The schema a store opened now has: migration 15 (alerts held for quiet hours) the latest.
-let latestSchema = 15
+/// The schema a store opened now has: migration 16 (when an alert was opened) the latest.
+let latestSchema = 16

@@ -49,6 +49,7 @@ import Testing
             "octoprint_3 back_online", "octoprint_3 milestone", "octoprint milestone", "octoprint_3 milestone",
             "octoprint_2 offline", "octoprint milestone", "octoprint_2 failed", "octoprint complete",
             "octoprint_3 complete", "octoprint_3 bed_cooled", "octoprint bed_cooled",
+            "octoprint_2 failed",  // told again, unopened (issue 53)
         ])
         #expect(ends("octoprint-prints.jsonl") == [
             "octoprint_2 cancelled 17 0 0", "octoprint_2 failed 13 0 0", "octoprint complete 100 0 0",
@@ -79,6 +80,7 @@ import Testing
             "voron started", "voron milestone", "voron milestone", "voron paused", "voron resumed", "voron milestone",
             "voron complete",
             "voron started", "voron milestone", "voron cancelled", "voron started", "voron failed",
+            "voron failed",  // told again, unopened (issue 53)
         ])
         #expect(ends("moonraker-prints.jsonl") == [
             "voron complete 100 240 240", "voron cancelled 28 21 80", "voron failed 12 8 120",

@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test func failedPrint() {
-        #expect(alerts("bambu-failed-print.jsonl") == ["p1s started", "p1s milestone", "p1s failed"])
+        // The failure again 15 minutes on, unopened and the printer not printing again (issue 53).
+        #expect(alerts("bambu-failed-print.jsonl") == ["p1s started", "p1s milestone", "p1s failed", "p1s failed"])
     }
 
     @Test func pauseAndResume() {

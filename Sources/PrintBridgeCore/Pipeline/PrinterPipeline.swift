@@ -97,6 +97,10 @@ public struct PrinterPipeline: Sendable {
         return output
     }
 
+    /// The app opened the alert `apnsID`: it is not told again (`PushPlanner.opened`).
+    @discardableResult
+    public mutating func opened(apnsID: String) -> Bool { planner.opened(apnsID: apnsID) }
+
     /// A test alert to the registered phone `deviceID`, now (`PushPlanner.testPush`),
     /// and the language its texts are in; nil when no phone of that id can
     /// take alerts (none, or APNs refused its token).

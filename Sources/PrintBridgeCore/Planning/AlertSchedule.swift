@@ -52,7 +52,7 @@ public struct AlertSchedule: Hashable, Sendable, Codable {
 /// `timeZone`, an IANA name; an `end` before `start` runs over midnight).
 /// Alerts are held meanwhile and told as one summary at the end (docs/BEHAVIOUR.md,
 /// "Quiet hours"); with `breakthrough` the time-sensitive ones
-/// (`Push.Event.isTimeSensitive`) go at once.
+/// (`PushBuilder.isUrgent`) go at once.
 public struct QuietHours: Hashable, Sendable, Codable {
     public var start: Int
     public var end: Int
@@ -120,12 +120,12 @@ public struct QuietHours: Hashable, Sendable, Codable {
 }
 
 extension Push.Event {
-    /// The alerts that may break through quiet hours and are told again when
-    /// unopened: a failure, a printer error, a printer gone offline mid-print
-    /// (the print may be lost: it follows `onFailed`).
-    public var isTimeSensitive: Bool {
+    /// The alerts told again when nobody opened them (issue 53): a failure
+    /// and a printer error. A printer gone offline is not: it is followed
+    /// by its own news (back online, or the print told as failed).
+    public var isRetold: Bool {
         switch self {
-        case .failed, .printerError, .offline: return true
+        case .failed, .printerError: return true
         default: return false
         }
     }

@@ -24,6 +24,8 @@ public struct PushPlanner: Sendable {
     /// Alerts held for phones in their quiet hours, until they end
     /// (`+QuietHours`); the agent keeps them in the store.
     public var heldAlerts: [HeldAlert] = []
+    /// Time-sensitive alerts waiting to be told again if unopened (`+Retell`); in memory only.
+    public internal(set) var retells: [Retell] = []
 
     /// What one change produced.
     public struct Plan: Hashable, Sendable {
@@ -130,6 +132,7 @@ public struct PushPlanner: Sendable {
         plan.add(builder)
         plan.stateChanged = state != before
         keepHeld(&plan)
+        noteRetells(&plan, devices: devices)
         limitBackground(&plan)
         return plan
     }
@@ -166,6 +169,7 @@ public struct PushPlanner: Sendable {
         printers[prefix] = state
         plan.stateChanged = state != before
         keepHeld(&plan)
+        noteRetells(&plan, devices: devices)
         limitBackground(&plan)
         return plan
     }
@@ -173,7 +177,10 @@ public struct PushPlanner: Sendable {
     /// The earliest time scheduled work is due, if any: a printer's, or
     /// the end of a phone's quiet hours with alerts held.
     public var nextDue: EpochTime? {
-        [printers.values.compactMap(\.nextDue).min(), heldAlerts.lazy.map(\.releaseAt).min()].compactMap { $0 }.min()
+        [
+            printers.values.compactMap(\.nextDue).min(), heldAlerts.lazy.map(\.releaseAt).min(),
+            retells.lazy.map(\.due).min(),
+        ].compactMap { $0 }.min()
     }
 
     /// Does the scheduled work due at or before `time`, one deadline at a
@@ -216,6 +223,8 @@ public struct PushPlanner: Sendable {
         plan.stateChanged = !plan.changedPrinters.isEmpty
         keepHeld(&plan)
         releaseHeld(upTo: time, devices: devices, into: &plan)
+        noteRetells(&plan, devices: devices)
+        releaseRetells(upTo: time, printers: snapshots, devices: devices, into: &plan)
         limitBackground(&plan)
         return plan
     }

@@ -1,0 +1,89 @@
+/// Told again when unseen (issue 53): a failure or a printer error that the phone has not opened within its
+/// `retellAfterMinutes` is sent once more, `time-sensitive`, under the same
+/// collapse id (iOS puts it in the first one's place), unless the printer
+/// has moved on by then. The app says an alert was opened with
+/// `POST /api/devices/{deviceId}/notifications/{id}/opened`
+/// (`PushPlanner.opened`). In memory only: a restart forgets what waits.
+extension PushPlanner {
+    /// One alert waiting to be told again.
+    public struct Retell: Hashable, Sendable {
+        public var push: Push
+        /// The print it was about (a failure, an offline printer).
+        public var printID: String?
+        /// The printer error's text it told (a printer error).
+        public var errorText: String?
+        public var due: EpochTime
+    }
+
+    /// Notes the time-sensitive alerts of `plan` whose phones want them
+    /// told again; gives each an `apns-id` now, so the app's "opened" finds it.
+    mutating func noteRetells(_ plan: inout Plan, devices: [Device]) {
+        for index in plan.pushes.indices {
+            let push = plan.pushes[index]
+            guard push.kind == .alert, push.tokenKind == .device, push.event.isRetold,
+                let device = devices.first(where: { $0.id == push.deviceID }),
+                device.preferences.schedule.retellAfterMinutes > 0
+            else { continue }
+            if push.apnsID == nil { plan.pushes[index].apnsID = Push.randomID() }
+            let state = (try? JSONParser.parse(push.payload))?.objectValue?["printerState"]?.objectValue
+            retells.append(Retell(
+                push: plan.pushes[index], printID: state?["printId"]?.stringValue,
+                errorText: push.event == .printerError ? state?["reason"]?.stringValue : nil,
+                due: push.createdAt + Double(device.preferences.schedule.retellAfterMinutes * 60)))
+        }
+    }
+
+    /// The app says the alert `apnsID` was opened: it is not told again.
+    /// Returns whether one was waiting.
+    @discardableResult
+    public mutating func opened(apnsID: String) -> Bool {
+        let before = retells.count
+        retells.removeAll { $0.push.apnsID == apnsID }
+        return retells.count != before
+    }
+
+    /// Tells again, once, each alert due by `time` that nobody opened,
+    /// unless its printer moved on: a failure's printer printing again (a
+    /// new or resumed print), a printer error gone from the printer's errors. A phone gone or refused is told nothing.
+    mutating func releaseRetells(upTo time: EpochTime, printers snapshots: PrinterCache, devices: [Device], into plan: inout Plan) {
+        let due = retells.filter { $0.due <= time }
+        guard !due.isEmpty else { return }
+        retells.removeAll { $0.due <= time }
+        for retell in due {
+            guard let device = devices.first(where: { $0.id == retell.push.deviceID }), device.follows(retell.push.printerPrefix),
+                device.apnsToken == retell.push.token, !movedOn(retell)
+            else { continue }
+            if retell.push.event == .printerError {
+                let errors = snapshots[retell.push.printerPrefix]?.printerErrors ?? []
+                guard errors.contains(where: { $0.text == retell.errorText || retell.errorText == nil }) else { continue }
+            }
+            var push = retell.push
+            push.payload = Self.timeSensitive(push.payload)
+            push.apnsID = Push.derivedID("retell|\(retell.push.apnsID ?? "")")
+            push.createdAt = retell.due
+            push.expiration = retell.due + configuration.alertExpiration
+            plan.pushes.append(push)
+        }
+    }
+
+    /// Whether the printer moved on since the alert.
+    private func movedOn(_ retell: Retell) -> Bool {
+        guard let state = printers[retell.push.printerPrefix] else { return true }
+        switch retell.push.event {
+        case .failed:
+            return state.printID != retell.printID || state.lastStatus?.isActive == true || state.lastStatus == .preparing
+        default:
+            return false
+        }
+    }
+
+    /// The payload with `aps.interruption-level` `time-sensitive`.
+    static func timeSensitive(_ payload: [UInt8]) -> [UInt8] {
+        guard case .object(var root)? = try? JSONParser.parse(payload), case .object(var aps)? = root["aps"] else {
+            return payload
+        }
+        aps["interruption-level"] = .string("time-sensitive")
+        root["aps"] = .object(aps)
+        return Array(JSONText.encode(.object(root)).utf8)
+    }
+}

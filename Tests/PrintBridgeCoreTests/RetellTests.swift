@@ -1,0 +1,49 @@
+import Testing
+@testable import PrintBridgeCore
+
+/// A failure nobody saw (issue 53): told again once, time-sensitive, under
+/// the same collapse id, after the phone's delay; not when it was opened,
+/// not once the printer moved on, not for a phone that said never.
+@Suite struct RetellTests {
+    func phone(_ id: String, minutes: Int = 15) -> Device {
+        Device(
+            id: id, apnsToken: String(repeating: id == "a" ? "a1" : "b2", count: 32),
+            preferences: .init(schedule: AlertSchedule(retellAfterMinutes: minutes)))
+    }
+
+    func failedPrint(_ devices: [Device]) -> (PipelineHarness, [Push]) {
+        var h = PipelineHarness(devices: devices)
+        h.startPrint(HA.x1c)
+        h.set(HA.x1c, "_print_status", "failed", after: 600)
+        let told = h.wait(30).alerts.filter { $0.event == .failed }
+        return (h, told)
+    }
+
+    @Test func anUnopenedFailureIsToldAgainOnceTimeSensitive() throws {
+        var (h, told) = failedPrint([phone("a"), phone("b", minutes: 0)])
+        let first = try #require(told.first { $0.deviceID == "a" })
+        #expect(told.count == 2 && first.json["aps"]?["interruption-level"] == nil)
+        #expect(h.wait(14 * 60).alerts.isEmpty)
+        let again = h.wait(60).alerts
+        let retold = try #require(again.first)
+        #expect(again.count == 1 && retold.deviceID == "a", "b said never")
+        #expect(retold.collapseID == first.collapseID && retold.apnsID != first.apnsID)
+        #expect(retold.json["aps"]?["interruption-level"]?.stringValue == "time-sensitive")
+        #expect(retold.json["aps"]?["alert"] == first.json["aps"]?["alert"], "the same words")
+        #expect(retold.createdAt == first.createdAt + 15 * 60)
+        #expect(h.wait(86_400).alerts.isEmpty, "once")
+    }
+
+    @Test func anOpenedFailureIsNotToldAgain() throws {
+        var (h, told) = failedPrint([phone("a")])
+        let first = try #require(told.first)
+        #expect(h.pipeline.opened(apnsID: try #require(first.apnsID)))
+        #expect(h.wait(3600).alerts.isEmpty)
+    }
+
+    @Test func nothingIsToldAgainOnceAnotherPrintRuns() {
+        var (h, _) = failedPrint([phone("a")])
+        h.set(HA.x1c, "_print_status", "running", after: 300)
+        #expect(h.wait(3600).alerts.allSatisfy { $0.event != .failed })
+    }
+}

@@ -174,6 +174,7 @@ public enum StatusPage {
             if device.isDisabled { notes.append(#"<span class="bad">disabled (APNs refused its token)</span>"#) }
             if !off.isEmpty { notes.append("off: " + off.joined(separator: ", ")) }
             if let language = device.language { notes.append("language: " + escape(language)) }
+            if preferences.onFirstLayer { notes.append("first layer alerts") }
             if preferences.schedule != AlertSchedule() { notes.append(escape(preferences.schedule.summary)) }
             if !device.activityTokens.isEmpty {
                 notes.append("Live Activity: " + device.activityTokens.keys.sorted().map(escape).joined(separator: ", "))

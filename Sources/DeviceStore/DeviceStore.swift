@@ -303,13 +303,13 @@ public final class DeviceStore: @unchecked Sendable {
         public init(
             notificationsEnabled: Bool? = nil, onStart: Bool? = nil, onComplete: Bool? = nil, onFailed: Bool? = nil,
             onPaused: Bool? = nil, onMilestone: Bool? = nil, onPrinterError: Bool? = nil, onBedCooled: Bool? = nil,
-            backgroundRefresh: Bool? = nil, snapshots: Bool? = nil
+            backgroundRefresh: Bool? = nil, snapshots: Bool? = nil, onFirstLayer: Bool? = nil
         ) {
             let given: [(String, Bool?)] = [
                 ("notificationsEnabled", notificationsEnabled), ("onStart", onStart), ("onComplete", onComplete),
                 ("onFailed", onFailed), ("onPaused", onPaused), ("onMilestone", onMilestone),
                 ("onPrinterError", onPrinterError), ("onBedCooled", onBedCooled),
-                ("backgroundRefresh", backgroundRefresh), ("snapshots", snapshots),
+                ("backgroundRefresh", backgroundRefresh), ("snapshots", snapshots), ("onFirstLayer", onFirstLayer),
             ]
             switches = Dictionary(uniqueKeysWithValues: given.compactMap { name, value in value.map { (name, $0) } })
         }

@@ -334,5 +334,9 @@ enum StoreSchema {
         """
         ALTER TABLE notifications ADD COLUMN opened_at REAL;
         """,
+        // 17: the switch for "First Layer Done"; off for every phone.
+        """
+        ALTER TABLE devices ADD COLUMN on_first_layer INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 }

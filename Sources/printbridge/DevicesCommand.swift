@@ -157,6 +157,8 @@ struct DevicesCommand: ParsableCommand {
         var backgroundRefresh: Bool?
         @Option(name: .long, help: "A picture of the print in complete, failed, paused and printer-error alerts.")
         var snapshots: Bool?
+        @Option(name: .customLong("on-first-layer"), help: "\"First Layer Done\" with a picture (off by default).")
+        var onFirstLayer: Bool?
         @Option(name: .customLong("quiet-hours"), help: "Quiet hours as START-END (22:00-07:00), or off.")
         var quietHours: String?
         @Option(name: .customLong("time-zone"), help: "The quiet hours' time zone (an IANA name; default: this machine's).")
@@ -177,7 +179,7 @@ struct DevicesCommand: ParsableCommand {
             var patch = DeviceStore.PreferencesPatch(
                 notificationsEnabled: notifications, onStart: onStart, onComplete: onComplete, onFailed: onFailed,
                 onPaused: onPaused, onMilestone: onMilestone, onPrinterError: onPrinterError, onBedCooled: onBedCooled,
-                backgroundRefresh: backgroundRefresh, snapshots: snapshots)
+                backgroundRefresh: backgroundRefresh, snapshots: snapshots, onFirstLayer: onFirstLayer)
             // The options as the settings PATCH's keys: the API's checks and words.
             var body: [String: JSONValue] = [:]
             if let quietHours {

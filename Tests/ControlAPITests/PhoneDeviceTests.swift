@@ -34,7 +34,8 @@ import Testing
         #expect(device["printerName"] as? String == "X1C" && device["language"] is NSNull && device["disabled"] as? Bool == false)
         let settings = try #require(device["settings"] as? [String: Bool])
         #expect(Set(settings.keys) == Set(NotificationPreferences.switches.map(\.name)), "every switch the PATCH takes")
-        #expect(settings.values.allSatisfy { $0 }, "all on for a new phone")
+        #expect(settings.filter { $0.key != "onFirstLayer" }.values.allSatisfy { $0 }, "all on for a new phone")
+        #expect(settings["onFirstLayer"] == false, "but the first layer's, off by default (issue 53)")
     }
 
     @Test func aPhoneReadsBackItsOwnDevice() throws {

@@ -28,8 +28,14 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     return String(cString: text)
 }
 
-/// Undoes schema 16 (when an alert was opened), to make a store of an earlier schema.
-let undoSchema16 = """
+/// Undoes schema 17 (the first layer's switch), to make a store of an earlier schema.
+let undoSchema17 = """
+    ALTER TABLE devices DROP COLUMN on_first_layer;
+
+    """
+
+/// Undoes schemas 17 and 16 (when an alert was opened), to make a store of an earlier schema.
+let undoSchema16 = undoSchema17 + """
     ALTER TABLE notifications DROP COLUMN opened_at;
 
     """
@@ -70,5 +76,5 @@ let undoSchema13 = undoSchema14 + """
 
     """
 
-/// The schema a store opened now has: migration 16 (when an alert was opened) the latest.
-let latestSchema = 16
+/// The schema a store opened now has: migration 17 (the first layer's switch) the latest.
+let latestSchema = 17

@@ -140,6 +140,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
                 arguments["minutes"] = .count(minutes)
             }
             (title, body, type) = (catalog.text(.bedCooledTitle), catalog.text(.bedCooledBody, arguments), "bed_cooled")
+        case .firstLayer:
+            (title, body, type) = (catalog.text(.firstLayerTitle), catalog.text(.firstLayerBody, names), "first_layer_done")
         case .resumed:
             (title, body, type) = (catalog.text(.resumedTitle), catalog.text(.resumedBody, names), "print_resumed")
             level = "passive"

@@ -27,7 +27,7 @@ public enum NotificationCategory: String, CaseIterable, Hashable, Sendable {
         switch event {
         case .complete, .failed, .cancelled, .bedCooled, .offline, .update, .end, .start, .history, .test, .summary:
             return nil
-        case .started, .milestone, .paused, .resumed, .printerError, .backOnline:
+        case .started, .milestone, .paused, .resumed, .printerError, .backOnline, .firstLayer:
             switch status {
             case .running: self = .printRunning
             case .preparing: self = .printPreparing

@@ -19,6 +19,8 @@ public struct Push: Hashable, Sendable {
         case bedCooled = "bed_cooled"
         /// A paused print goes on: a quiet note that replaces "Print Paused".
         case resumed
+        /// A print's first layer is down (issue 53): worth a look.
+        case firstLayer = "first_layer"
         /// The printer of a print under way stopped reporting; it is back
         /// (a quiet note that replaces "Printer Offline").
         case offline

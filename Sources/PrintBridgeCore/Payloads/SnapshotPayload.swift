@@ -1,10 +1,10 @@
 extension Push.Event {
     /// The alerts a picture of the print belongs in: how it ended, why it
-    /// stopped (a pause, a printer error). A start, a milestone or a quiet
-    /// note goes without.
+    /// stopped (a pause, a printer error), its first layer (the picture is
+    /// the point). A start, a milestone or a quiet note goes without.
     public var mayCarrySnapshot: Bool {
         switch self {
-        case .complete, .failed, .paused, .printerError: return true
+        case .complete, .failed, .paused, .printerError, .firstLayer: return true
         default: return false
         }
     }

@@ -15,6 +15,9 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
     /// A picture of the print in the alerts that have one (complete,
     /// failed, paused, printer error), when the printer has a camera.
     public var snapshots: Bool
+    /// "First Layer Done" (issue 53); off by default: the seed app has no
+    /// switch for it yet, and an alert a phone cannot turn off is noise.
+    public var onFirstLayer: Bool
     /// When it wants its alerts: quiet hours, its milestones, "minutes
     /// left", the re-telling of an unopened failure (`AlertSchedule`).
     public var schedule: AlertSchedule
@@ -23,8 +26,9 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
         notificationsEnabled: Bool = true, onStart: Bool = true, onComplete: Bool = true,
         onFailed: Bool = true, onPaused: Bool = true, onMilestone: Bool = true,
         onPrinterError: Bool = true, onBedCooled: Bool = true, backgroundRefresh: Bool = true,
-        snapshots: Bool = true, schedule: AlertSchedule = AlertSchedule()
+        snapshots: Bool = true, schedule: AlertSchedule = AlertSchedule(), onFirstLayer: Bool = false
     ) {
+        self.onFirstLayer = onFirstLayer
         self.schedule = schedule
         self.snapshots = snapshots
         self.backgroundRefresh = backgroundRefresh
@@ -48,6 +52,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
             ("onPaused", "on_paused", \.onPaused), ("onMilestone", "on_milestone", \.onMilestone),
             ("onPrinterError", "on_printer_error", \.onPrinterError), ("onBedCooled", "on_bed_cooled", \.onBedCooled),
             ("backgroundRefresh", "background_refresh", \.backgroundRefresh), ("snapshots", "snapshots", \.snapshots),
+            ("onFirstLayer", "on_first_layer", \.onFirstLayer),
         ]
     }
 
@@ -68,6 +73,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
         case .milestone: return onMilestone
         case .printerError: return onPrinterError
         case .bedCooled: return onBedCooled
+        case .firstLayer: return onFirstLayer
         case .update, .end, .start, .history, .test, .summary: return true
         }
     }

@@ -107,6 +107,7 @@ public struct PushPlanner: Sendable {
             see(errors, state: &state, builder: builder)
         }
         if change.field == .bedTemp { checkBedCooled(state: &state, builder: &builder) }
+        if change.field == .currentLayer { checkFirstLayer(change, state: state, builder: &builder) }
 
         if change.field == .progress, change.current.progress != change.previous.progress, state.held == nil {
             checkMilestones(state: &state, builder: &builder, alerting: milestonesAllowed)

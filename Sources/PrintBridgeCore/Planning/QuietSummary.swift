@@ -47,6 +47,7 @@ public enum QuietSummary {
                 what = catalog.text(.summaryMilestone, arguments)
             case .printerError: what = catalog.text(.summaryPrinterError, names)
             case .bedCooled: what = catalog.text(.summaryBedCooled, names)
+            case .firstLayer: what = catalog.text(.summaryFirstLayer, names)
             case .offline: what = catalog.text(.summaryOffline, names)
             case .backOnline: what = catalog.text(.summaryBackOnline, names)
             case .update, .end, .start, .history, .test, .summary: continue

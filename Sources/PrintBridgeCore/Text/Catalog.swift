@@ -65,6 +65,8 @@ public struct Catalog: Hashable, Sendable {
         case locationAMS = "location.ams", locationAMSLite = "location.ams_lite", locationAMSHT = "location.ams_ht"
         case locationExternal = "location.external"
         case testTitle = "test.title", testBody = "test.body"
+        case firstLayerTitle = "first_layer.title", firstLayerBody = "first_layer.body"
+        case summaryFirstLayer = "summary.first_layer"
         // The quiet hours' summary (`QuietSummary`).
         case summaryTitle = "summary.title", summaryLine = "summary.line", summaryMore = "summary.more"
         case summaryStarted = "summary.started", summaryComplete = "summary.complete", summaryFailed = "summary.failed"

@@ -17,7 +17,7 @@ struct PrinterListing {
             case .snapshot(let matched):
                 sawSnapshot = true
                 for entry in matched { add(entry.match, entry.state) }
-            case .printerEvent:
+            case .printerEvent, .notify:
                 break
             }
         }

@@ -26,7 +26,7 @@ import Testing
     @Test func theSessionSubscribesToEveryIntegrationsBusEvents() throws {
         #expect(PrinterProfile.builtInBusEventTypes == ["bambu_lab_event"])
         let matcher = EntityMatcher(profiles: PrinterProfile.builtIn + [Self.acme])
-        #expect(matcher.busEventTypes == ["acme_event", "bambu_lab_event"])
+        #expect(matcher.busEventTypes == ["acme_event", "bambu_lab_event", "printbridge_notify"], "and automations' alerts (issue 53)")
         var session = HASession(accessToken: "t", busEventTypes: matcher.busEventTypes)
         let t0 = EpochTime(seconds: 0)
         _ = session.start(at: t0)
@@ -38,8 +38,8 @@ import Testing
             guard case .send(let text) = command else { return nil }
             return try? JSONParser.parse(text)
         }
-        #expect(subscriptions.compactMap { $0["event_type"]?.stringValue } == ["acme_event", "bambu_lab_event"])
-        #expect(subscriptions.compactMap { $0["id"]?.intValue } == [5, 6])
+        #expect(subscriptions.compactMap { $0["event_type"]?.stringValue } == ["acme_event", "bambu_lab_event", "printbridge_notify"])
+        #expect(subscriptions.compactMap { $0["id"]?.intValue } == [5, 6, 7])
     }
 
     @Test func anIntegrationsBusEventNamesItsPrinterThroughTheRegistry() throws {

@@ -133,6 +133,9 @@ public struct HAFrameReader: Sendable {
                 guard let state = change.newState else { return [] }
                 return entityInput(state, old: change.oldState, time: time)
             }
+            if event.eventType == NotifyRequest.eventType {
+                return [PrinterInput(time: time, .notify(NotifyRequest.read(event.data)))]
+            }
             guard let bus = matcher.busEvents(ofType: event.eventType), let (device, kind) = bus.read(event.data),
                 let prefix = matcher.printer(deviceID: device)
             else { return [] }
@@ -221,6 +224,8 @@ public struct PrinterInput: Hashable, Sendable {
         /// (`PrinterBusEvents.kindMember`); the printer's profile says what
         /// it means.
         case printerEvent(prefix: String, type: String)
+        /// An automation's alert (`printbridge_notify`), or what was wrong with it.
+        case notify(Result<NotifyRequest, NotifyRequest.Problem>)
     }
 
     public init(time: EpochTime?, _ kind: Kind) {

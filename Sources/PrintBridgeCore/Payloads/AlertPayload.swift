@@ -63,6 +63,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         case printerError(PrinterError)
         /// The bed has cooled after a finish: its temperature and the minutes since.
         case bedCooled(temperature: Double, minutes: Int)
+        /// An automation's own words (`printbridge_notify`), as given.
+        case message(NotifyRequest)
     }
 
     public var aps: APS
@@ -152,6 +154,11 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
                 catalog.text(.backOnlineTitle), catalog.text(.backOnlineBody, names), "printer_back_online"
             )
             level = "passive"
+        case .notify:
+            var given = NotifyRequest(printer: printerName, title: "", message: "")
+            if case .message(let request) = detail { given = request }
+            (title, body, type) = (given.title.isEmpty ? printerName : given.title, given.message, "ha_notify")
+            level = given.level == .active ? nil : given.level.rawValue
         case .update, .end, .start, .history, .test, .summary:
             (title, body, type) = ("Printer Update", "Update from \(printerName)", "printer_update")
         }

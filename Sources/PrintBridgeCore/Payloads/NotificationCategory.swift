@@ -25,7 +25,7 @@ public enum NotificationCategory: String, CaseIterable, Hashable, Sendable {
     /// reporting (offline), or it is not printing.
     public init?(event: Push.Event, status: PrintStatus) {
         switch event {
-        case .complete, .failed, .cancelled, .bedCooled, .offline, .update, .end, .start, .history, .test, .summary:
+        case .complete, .failed, .cancelled, .bedCooled, .offline, .update, .end, .start, .history, .test, .summary, .notify:
             return nil
         case .started, .milestone, .paused, .resumed, .printerError, .backOnline, .firstLayer:
             switch status {

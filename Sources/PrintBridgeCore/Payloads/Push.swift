@@ -36,6 +36,8 @@ public struct Push: Hashable, Sendable {
         /// What was held in a phone's quiet hours, told when they end
         /// (`QuietSummary`): about no one printer.
         case summary
+        /// An alert a Home Assistant automation sent (`printbridge_notify`).
+        case notify
     }
 
     /// Which of a device's tokens the push is addressed to.

@@ -142,6 +142,13 @@ public struct PrinterPipeline: Sendable {
             for entry in matched where entry.match.field == .status {
                 apply(entry.match, state: entry.state, into: &output)
             }
+        case .notify(let request):
+            switch request {
+            case .success(let request):
+                output.add(planner.notify(request, printers: cache, devices: devices, now: clock.now()), prefix: nil)
+            case .failure(let problem):
+                output.failures.append(problem.text)
+            }
         case .printerEvent(let prefix, let type):
             // What the event says is the printer's integration's to tell.
             guard let event = cache[prefix]?.profile.busEvent(type) else { break }

@@ -74,7 +74,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
         case .printerError: return onPrinterError
         case .bedCooled: return onBedCooled
         case .firstLayer: return onFirstLayer
-        case .update, .end, .start, .history, .test, .summary: return true
+        case .update, .end, .start, .history, .test, .summary, .notify: return true
         }
     }
 }

@@ -127,6 +127,16 @@ struct PushBuilder {
         }
     }
 
+    /// An automation's alert (`printbridge_notify`) to every phone that
+    /// follows the printer with alerts on, its words as given (HA's
+    /// language: the automation's author wrote them), collapsed per printer.
+    mutating func notifyAlert(_ request: NotifyRequest, at now: EpochTime) {
+        alert(
+            .notify, status: snapshot.status ?? .idle, collapseKey: "notify",
+            idName: "\(prefix)|notify|\(now.seconds)|\(request.title)|\(request.message)", aboutPrint: false
+        ) { _ in .message(request) }
+    }
+
     /// A test alert to `device` alone, in its language (`TestPayload`):
     /// whatever its switches say, as the phone (or its admin) asked for it;
     /// worthless after `TestPayload.expiration`. The builder's printer is
@@ -196,6 +206,7 @@ struct PushBuilder {
         switch (event, detail) {
         case (.failed, _), (.offline, _): return true
         case (.printerError, .printerError(let error)): return error.severity.isUrgent
+        case (.notify, .message(let request)): return request.level == .timeSensitive
         default: return false
         }
     }
@@ -206,6 +217,7 @@ struct PushBuilder {
         case .reason(let text): return text
         case .printerError(let error):
             return error.text.isEmpty ? catalog.text(.printerErrorUnknown, ["code": .text(error.code)]) : error.text
+        case .message(let request): return request.title.isEmpty ? request.message : request.title + ": " + request.message
         case .none, .bedCooled: return nil
         }
     }

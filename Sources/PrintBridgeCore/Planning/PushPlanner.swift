@@ -26,6 +26,8 @@ public struct PushPlanner: Sendable {
     public var heldAlerts: [HeldAlert] = []
     /// Time-sensitive alerts waiting to be told again if unopened (`+Retell`); in memory only.
     public internal(set) var retells: [Retell] = []
+    /// When each printer's automation alerts went, within `notifyWindow` (`+Notify`); in memory only.
+    var notifySent: [String: [EpochTime]] = [:]
 
     /// What one change produced.
     public struct Plan: Hashable, Sendable {

@@ -48,11 +48,14 @@ public enum QuietSummary {
             case .printerError: what = catalog.text(.summaryPrinterError, names)
             case .bedCooled: what = catalog.text(.summaryBedCooled, names)
             case .firstLayer: what = catalog.text(.summaryFirstLayer, names)
+            case .notify: what = ""
             case .offline: what = catalog.text(.summaryOffline, names)
             case .backOnline: what = catalog.text(.summaryBackOnline, names)
             case .update, .end, .start, .history, .test, .summary: continue
             }
-            if let reason = alert.reason, !reason.isEmpty {
+            if alert.event == .notify {
+                what = alert.reason ?? ""  // the automation's words, as given
+            } else if let reason = alert.reason, !reason.isEmpty {
                 what = catalog.text(.summaryWithReason, ["what": .text(what), "reason": .text(reason)])
             }
             // The note that answered it (resumed, back online), later in the night: the same line.

@@ -453,7 +453,8 @@ public struct EntityMatcher: Sendable {
 
     /// The HA event types the integrations matched here (built-in and
     /// mapped printers') fire, each once, sorted: the session subscribes to them.
-    public var busEventTypes: [String] { busEventsByType.keys.sorted() }
+    /// With them `printbridge_notify`, which automations fire (issue 53).
+    public var busEventTypes: [String] { Set(busEventsByType.keys).union([NotifyRequest.eventType]).sorted() }
 
     /// The profile of each printer whose status entity is known.
     public var printerProfiles: [String: PrinterProfile] {

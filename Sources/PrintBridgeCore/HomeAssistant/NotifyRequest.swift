@@ -1,0 +1,66 @@
+/// An alert an automation in Home Assistant sends through the agent
+/// (issue 53): a `printbridge_notify` event on HA's bus, as any automation
+/// fires one (`event: printbridge_notify` with `event_data`; HA's
+/// homeassistant/helpers/script.py `_async_event_step` fires it with
+/// `hass.bus.async_fire`), which the agent subscribes to as it does to
+/// integrations' own events (`subscribe_events`, HASession+Watching).
+///
+/// ```yaml
+/// - event: printbridge_notify
+///   event_data:
+///     printer: x1c_00m09a350100123   # the printer's prefix (or its name)
+///     title: Smoke by the printer
+///     message: The smoke sensor in the workshop went off.
+///     level: time-sensitive          # optional: passive, active (default), time-sensitive
+/// ```
+public struct NotifyRequest: Hashable, Sendable {
+    public static let eventType = "printbridge_notify"
+
+    public enum Level: String, Hashable, Sendable, CaseIterable {
+        case passive, active
+        case timeSensitive = "time-sensitive"
+    }
+
+    /// The printer as the automation named it (a prefix or a name).
+    public var printer: String
+    public var title: String
+    public var message: String
+    public var level: Level
+
+    public init(printer: String, title: String, message: String, level: Level = .active) {
+        self.printer = printer
+        self.title = title
+        self.message = message
+        self.level = level
+    }
+
+    /// The most either text may hold (an alert is 4 KB in all).
+    public static let maximumText = 1000
+
+    /// Reads an event's data; a problem is said in words (for the log),
+    /// nothing is guessed.
+    public static func read(_ data: [String: JSONValue]) -> Result<NotifyRequest, Problem> {
+        guard let printer = data["printer"]?.stringValue, !printer.isEmpty else {
+            return .failure(Problem(text: "printbridge_notify needs `printer` (the printer's prefix or name)"))
+        }
+        let title = data["title"]?.stringValue ?? ""
+        guard let message = data["message"]?.stringValue, !message.isEmpty else {
+            return .failure(Problem(text: "printbridge_notify for \(printer) needs `message`"))
+        }
+        guard title.count <= maximumText, message.count <= maximumText else {
+            return .failure(Problem(text: "printbridge_notify for \(printer): title and message must be at most \(maximumText) characters"))
+        }
+        var level = Level.active
+        if let given = data["level"] {
+            guard let text = given.stringValue, let known = Level(rawValue: text) else {
+                return .failure(Problem(text: "printbridge_notify for \(printer): level must be passive, active or time-sensitive"))
+            }
+            level = known
+        }
+        return .success(NotifyRequest(printer: printer, title: title, message: message, level: level))
+    }
+
+    public struct Problem: Error, Hashable, Sendable {
+        public var text: String
+    }
+}

@@ -65,6 +65,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         case bedCooled(temperature: Double, minutes: Int)
         /// An automation's own words (`printbridge_notify`), as given.
         case message(NotifyRequest)
+        /// The minutes left the phone asked to hear of.
+        case minutesLeft(Int)
     }
 
     public var aps: APS
@@ -142,6 +144,12 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
                 arguments["minutes"] = .count(minutes)
             }
             (title, body, type) = (catalog.text(.bedCooledTitle), catalog.text(.bedCooledBody, arguments), "bed_cooled")
+        case .minutesLeft:
+            var minutes = 0
+            if case .minutesLeft(let value) = detail { minutes = value }
+            (title, body, type) = (
+                catalog.text(.minutesLeftTitle, ["minutes": .count(minutes)]), catalog.text(.minutesLeftBody, names), "minutes_left"
+            )
         case .firstLayer:
             (title, body, type) = (catalog.text(.firstLayerTitle), catalog.text(.firstLayerBody, names), "first_layer_done")
         case .resumed:

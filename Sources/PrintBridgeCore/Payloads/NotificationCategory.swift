@@ -27,7 +27,7 @@ public enum NotificationCategory: String, CaseIterable, Hashable, Sendable {
         switch event {
         case .complete, .failed, .cancelled, .bedCooled, .offline, .update, .end, .start, .history, .test, .summary, .notify:
             return nil
-        case .started, .milestone, .paused, .resumed, .printerError, .backOnline, .firstLayer:
+        case .started, .milestone, .paused, .resumed, .printerError, .backOnline, .firstLayer, .minutesLeft:
             switch status {
             case .running: self = .printRunning
             case .preparing: self = .printPreparing

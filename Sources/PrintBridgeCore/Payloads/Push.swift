@@ -21,6 +21,8 @@ public struct Push: Hashable, Sendable {
         case resumed
         /// A print's first layer is down (issue 53): worth a look.
         case firstLayer = "first_layer"
+        /// "N minutes left", for the phones that asked (issue 53).
+        case minutesLeft = "minutes_left"
         /// The printer of a print under way stopped reporting; it is back
         /// (a quiet note that replaces "Printer Offline").
         case offline

@@ -74,6 +74,7 @@ public struct NotificationPreferences: Hashable, Sendable, Codable {
         case .printerError: return onPrinterError
         case .bedCooled: return onBedCooled
         case .firstLayer: return onFirstLayer
+        case .minutesLeft: return schedule.minutesLeft != nil
         case .update, .end, .start, .history, .test, .summary, .notify: return true
         }
     }

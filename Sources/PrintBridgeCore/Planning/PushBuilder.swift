@@ -137,6 +137,13 @@ struct PushBuilder {
         ) { _ in .message(request) }
     }
 
+    /// "10 minutes left" to the phones not skipped (`PushPlanner+MinutesLeft`).
+    mutating func minutesLeftAlert(_ minutes: Int, skipping: Set<String>) {
+        alert(.minutesLeft, status: .running, idName: "\(printID ?? prefix)|minutes_left|\(minutes)", skipping: skipping) { _ in
+            .minutesLeft(minutes)
+        }
+    }
+
     /// A test alert to `device` alone, in its language (`TestPayload`):
     /// whatever its switches say, as the phone (or its admin) asked for it;
     /// worthless after `TestPayload.expiration`. The builder's printer is
@@ -218,7 +225,7 @@ struct PushBuilder {
         case .printerError(let error):
             return error.text.isEmpty ? catalog.text(.printerErrorUnknown, ["code": .text(error.code)]) : error.text
         case .message(let request): return request.title.isEmpty ? request.message : request.title + ": " + request.message
-        case .none, .bedCooled: return nil
+        case .none, .bedCooled, .minutesLeft: return nil
         }
     }
 

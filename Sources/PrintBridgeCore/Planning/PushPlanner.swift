@@ -28,6 +28,8 @@ public struct PushPlanner: Sendable {
     public internal(set) var retells: [Retell] = []
     /// When each printer's automation alerts went, within `notifyWindow` (`+Notify`); in memory only.
     var notifySent: [String: [EpochTime]] = [:]
+    /// The phones told "N minutes left" of each printer's print (`+MinutesLeft`); in memory only.
+    var minutesLeftTold: [String: (printID: String?, devices: Set<String>)] = [:]
 
     /// What one change produced.
     public struct Plan: Hashable, Sendable {
@@ -110,6 +112,9 @@ public struct PushPlanner: Sendable {
         }
         if change.field == .bedTemp { checkBedCooled(state: &state, builder: &builder) }
         if change.field == .currentLayer { checkFirstLayer(change, state: state, builder: &builder) }
+        if change.field == .remainingTime || change.field == .finishTime {
+            checkMinutesLeft(change, state: state, builder: &builder)
+        }
 
         if change.field == .progress, change.current.progress != change.previous.progress, state.held == nil {
             checkMilestones(state: &state, builder: &builder, alerting: milestonesAllowed)

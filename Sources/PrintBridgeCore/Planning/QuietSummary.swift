@@ -49,6 +49,7 @@ public enum QuietSummary {
             case .bedCooled: what = catalog.text(.summaryBedCooled, names)
             case .firstLayer: what = catalog.text(.summaryFirstLayer, names)
             case .notify: what = ""
+            case .minutesLeft: continue  // "10 minutes left" at night is outdated by the morning
             case .offline: what = catalog.text(.summaryOffline, names)
             case .backOnline: what = catalog.text(.summaryBackOnline, names)
             case .update, .end, .start, .history, .test, .summary: continue

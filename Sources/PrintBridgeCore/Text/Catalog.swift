@@ -67,6 +67,7 @@ public struct Catalog: Hashable, Sendable {
         case testTitle = "test.title", testBody = "test.body"
         case firstLayerTitle = "first_layer.title", firstLayerBody = "first_layer.body"
         case summaryFirstLayer = "summary.first_layer"
+        case minutesLeftTitle = "minutes_left.title", minutesLeftBody = "minutes_left.body"
         // The quiet hours' summary (`QuietSummary`).
         case summaryTitle = "summary.title", summaryLine = "summary.line", summaryMore = "summary.more"
         case summaryStarted = "summary.started", summaryComplete = "summary.complete", summaryFailed = "summary.failed"

@@ -33,11 +33,14 @@ struct DevicesCommand: ParsableCommand {
                 let switches = NotificationPreferences.switches.map { ($0.name, preferences[keyPath: $0.keyPath]) }
                 switch format {
                 case .text:
-                    let off = switches.filter { !$0.1 }.map { $0.0 == "notificationsEnabled" ? "notifications" : $0.0 }
+                    // The first layer's switch is off by default: said when on, not when off.
+                    let off = switches.filter { !$0.1 && $0.0 != "onFirstLayer" }
+                        .map { $0.0 == "notificationsEnabled" ? "notifications" : $0.0 }
                     output.write(
                         "\(device.id)  \(TokenFormat.shortened(device.apnsToken))  \(printers.joined(separator: ", "))"
                             + (device.isDisabled ? "  DISABLED" : "")
                             + (off.isEmpty ? "" : "  off: \(off.joined(separator: ", "))")
+                            + (preferences.onFirstLayer ? "  first layer on" : "")
                             + (device.activityTokens.isEmpty ? "" : "  live activities: \(device.activityTokens.keys.sorted().joined(separator: ", "))")
                             + (device.pushToStartToken == nil ? "" : "  push-to-start")
                             + (device.language.map { "  language: \($0)" } ?? "")

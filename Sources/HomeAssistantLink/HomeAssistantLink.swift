@@ -74,8 +74,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var lastDisconnectCause = DisconnectCause.closed
     private let control = Mutex(Control())
     private var serviceThread: NamedThread?
-    /// Monotonic: the session's intervals.
-    private let clock: any EpochClock
+    /// Monotonic: the session's intervals and the GETs' deadlines.
+    let clock: any EpochClock
     /// The session's next deadline (a libwebsockets timer).
     private var sessionTimer: LinkTimer!
     private var scheduledDeadline: EpochTime?

@@ -125,6 +125,68 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: agent.stateDirectory + "/snapshots").isEmpty)
     }
 
+    /// Seconds from the log's "print ended" to the complete alert's push.
+    static func alertDelay(_ agent: DaemonTests.Agent) throws -> Double {
+        let ended = try #require(agent.records.first { $0["message"] as? String == "print ended" }?["timestamp"] as? String)
+        let sent = try #require(agent.records.first {
+            ($0["message"] as? String)?.hasPrefix("push ") == true && $0["push.event"] as? String == "complete"
+        }?["timestamp"] as? String)
+        return try #require(Self.seconds(sent)) - (try #require(Self.seconds(ended)))
+    }
+
+    /// SNAPSHOT_TIMEOUT is honoured up to its maximum (issue 51): a camera
+    /// that answers after 6 s, past libwebsockets' own 5 s wait for an
+    /// answer, is waited for when the setting allows 8, and the complete
+    /// alert carries its picture.
+    @Test func aCameraThatAnswersAfterSixSecondsIsWaitedForUpToTheTimeout() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--camera", "\(Self.camera)=slow:6"])
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["SNAPSHOT_TIMEOUT": "8"])
+        #expect(agent.wait(upTo: 40) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.wait(upTo: 10) { agent.metric("printbridge_snapshots_total", containing: #"outcome="taken""#) == 1 },
+                "\(agent.logged("the alert goes without a picture"))")
+        #expect(agent.stop() == 0)
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts, "nothing lost, nothing twice")
+        let complete = try #require(agent.pushes.first { $0["event"] as? String == "complete" })
+        let payload = Self.json(complete["payload"])
+        let link = try #require(payload["snapshotURL"] as? String, "\(payload)")
+        #expect((payload["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
+        #expect(agent.logged("picture taken for the alert").first?["ha.entity_id"] as? String == Self.camera)
+        #expect(agent.logged("the alert goes without a picture").isEmpty)
+        // The alert waited for the picture (6 s), not for the whole timeout (8 s).
+        let delay = try Self.alertDelay(agent)
+        #expect(delay >= 5.9 && delay < 8, "the alert waited \(delay) s")
+        let files = try FileManager.default.contentsOfDirectory(atPath: agent.stateDirectory + "/snapshots")
+        #expect(files.count == 1 && link.contains(files[0]))
+    }
+
+    /// A camera slower than SNAPSHOT_TIMEOUT (5.5 s, past libwebsockets' 5 s)
+    /// is given up at the timeout, logged and counted as timed out (not
+    /// `unreachable`), and the complete alert goes without a picture.
+    @Test func aCameraSlowerThanTheTimeoutIsTimedOutAtIt() throws {
+        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--camera", "\(Self.camera)=slow:6"])
+        let agent = try DaemonTests.Agent(
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["SNAPSHOT_TIMEOUT": "5.5"])
+        #expect(agent.wait(upTo: 40) { agent.alerts.contains("ab complete") })
+        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
+        #expect(agent.wait(upTo: 10) { agent.metric("printbridge_snapshots_total", containing: #"reason="timeout""#) == 1 },
+                "\(agent.logged("the alert goes without a picture"))")
+        #expect(agent.stop() == 0)
+        #expect(agent.alerts == DaemonTests.fullPrintAlerts, "nothing lost, nothing twice")
+        let complete = try #require(agent.pushes.first { $0["event"] as? String == "complete" })
+        let payload = Self.json(complete["payload"])
+        #expect(payload["snapshotURL"] == nil && (payload["aps"] as? [String: Any])?["mutable-content"] == nil)
+        let said = agent.logged("the alert goes without a picture")
+        #expect(said.count == 1 && said.first?["snapshot.reason"] as? String == "timeout", "\(said)")
+        #expect(said.first?["snapshot.detail"] as? String == "\(Self.camera) gave no picture in time", "\(said)")
+        #expect(Self.cameraRequests(ha).count == 1)
+        // Given up at the timeout, not before (libwebsockets' 5 s) and not much after.
+        let delay = try Self.alertDelay(agent)
+        #expect(delay >= 5.4 && delay < 5.5 + 1.0, "the alert waited \(delay) s")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: agent.stateDirectory + "/snapshots").isEmpty)
+    }
+
     @Test func aPrinterWithoutACameraGetsNoneAndWaitsForNothing() throws {
         // The recording's own camera entity is not in this HA: nothing pictures the printer.
         let ha = try DaemonTests.MockHA(

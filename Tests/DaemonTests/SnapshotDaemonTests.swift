@@ -66,9 +66,14 @@ import TestSupport
         #expect(forged == 403)
 
         // The phone's history keeps the link; the status page shows the picture; metrics count it.
+        // (The store writes the sent alert after APNs's answer, which the log showed: wait for it.)
         let device = try #require(Self.deviceID(agent.stateDirectory))
-        let (_, history, _) = try await Self.get(port, "/api/notifications?device=\(device)", token: DaemonTests.apiToken)
-        let items = (try JSONSerialization.jsonObject(with: history) as? [String: Any])?["notifications"] as? [[String: Any]] ?? []
+        var items: [[String: Any]] = []
+        #expect(try await waitUntil(upTo: 30, asking: {
+            let (_, history, _) = try await Self.get(port, "/api/notifications?device=\(device)", token: DaemonTests.apiToken)
+            items = (try JSONSerialization.jsonObject(with: history) as? [String: Any])?["notifications"] as? [[String: Any]] ?? []
+            return items.contains { $0["kind"] as? String == "complete" }
+        }), "\(items)")
         #expect(items.first { $0["kind"] as? String == "complete" }?["snapshot"] as? String == link, "\(items)")
         #expect(items.first { $0["kind"] as? String == "started" }?["snapshot"] is NSNull)
         let (_, page, _) = try await Self.get(port, "/", token: DaemonTests.apiToken)

@@ -99,8 +99,8 @@ public struct MaterialReadings: Hashable, Sendable {
     }
 
     /// An amount as a printer writes it: a positive number; 0 is "not known
-    /// yet" (pybambu starts every print's weight and length at 0 until it
-    /// has read the print's file; Moonraker's is 0 when not printing).
+    /// yet" (an integration may start a print's amounts at 0 until it knows
+    /// them, or write 0 when not printing).
     static func amount(_ value: JSONValue?) -> Double? {
         guard let value else { return nil }
         let number = value.numberValue ?? value.stringValue.flatMap { EntityValue.number($0) }

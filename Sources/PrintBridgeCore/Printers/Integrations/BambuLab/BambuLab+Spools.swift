@@ -2,7 +2,10 @@
 /// them: `definitions.py` ("Print weight", "Print length", "Active tray")
 /// and pybambu's `models.py` (`PrintJob.get_print_weights`,
 /// `get_print_lengths`, `AMSList.active_tray`, and the print's file read by
-/// `_async_download_task_data_from_printer_worker`).
+/// `_async_download_task_data_from_printer_worker`). pybambu writes a
+/// print's weight and length 0 until it has read the print's file
+/// (`print_weight = 0`, `_ams_print_weights = [0.0] * 136`): a 0 is no
+/// reading, as `MaterialReadings.amount` takes every integration's.
 extension BambuLab {
     /// The amounts per spool in "Print weight"'s and "Print length"'s
     /// attributes: every attribute named after a spool ("AMS <n> Tray <m>",

@@ -82,8 +82,10 @@ class Household:
             due = start + tick * step
             writes = int(rate * tick * step) - int(rate * (tick - 1) * step)
             for _ in range(writes):
+                # Round the house: each write is a change (HA fires nothing
+                # for a state written again unchanged), its value the round's number.
                 entity = self.ids[self.changes % len(self.ids)]
-                self.hass.states.async_set(entity, str(self.changes % 3000), {
+                self.hass.states.async_set(entity, str(self.changes // len(self.ids) % 3000), {
                     "unit_of_measurement": "W", "device_class": "power", "state_class": "measurement",
                     "friendly_name": f"Socket {self.changes % len(self.ids)} Power"})
                 self.changes += 1

@@ -38,6 +38,11 @@ public struct Push: Hashable, Sendable {
         case device
         case activity
         case pushToStart = "push_to_start"
+        /// A broadcast to a printer's channel (iOS 18): `token` is the
+        /// channel id, and the push goes to `/4/broadcasts/apps/{bundle}`
+        /// with `apns-channel-id` ("Sending broadcast push notification
+        /// requests to APNs"); APNs hands it to every activity on the channel.
+        case channel
     }
 
     public var kind: Kind

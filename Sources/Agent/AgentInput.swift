@@ -29,6 +29,8 @@ public enum AgentInput: Sendable {
     /// The app (or the admin) asked for a test push to a phone (the API's
     /// `test-push`); `done` is told what was queued.
     case testPush(deviceID: String, done: @Sendable (TestPushOutcome) -> Void)
+    /// APNs' channel management API answered an operation (`ChannelRunner`).
+    case channel(ChannelKeeper.Operation, ChannelKeeper.Answer)
 }
 
 extension AgentInput {

@@ -297,5 +297,31 @@ enum StoreSchema {
                                           ORDER BY ended_at - started_at DESC) AS rank
                 FROM print_stats) WHERE rank = 1;
         """,
+        // 14: Live Activity broadcast channels (iOS 18, issue 52): each
+        // printer's channel as APNs made it, in the environment it was made
+        // in (a sandbox channel means nothing in production); channels to
+        // delete, kept until APNs has deleted them; the phones that follow a
+        // printer's activity by its channel instead of a token.
+        """
+        CREATE TABLE printer_channels (
+            printer_prefix TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            channel_id TEXT NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            last_seen REAL NOT NULL,
+            PRIMARY KEY (printer_prefix, environment)
+        );
+        CREATE TABLE channel_deletions (
+            channel_id TEXT PRIMARY KEY,
+            environment TEXT NOT NULL,
+            since REAL NOT NULL
+        );
+        CREATE TABLE channel_followers (
+            device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+            printer_prefix TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (device_id, printer_prefix)
+        );
+        """,
     ]
 }

@@ -63,6 +63,9 @@ public struct ReplayRun: ~Copyable {
         clock = ManualClock()
         pipeline = PrinterPipeline(
             planner: PushPlanner(configuration: planner, restoring: remembered), devices: devices, clock: clock)
+        // Printers a phone follows by channel get one, as the agent makes them.
+        let channelPrinters = devices.reduce(into: Set<String>()) { $0.formUnion($1.channelPrinters) }
+        pipeline.setChannels(Dictionary(uniqueKeysWithValues: channelPrinters.map { ($0, Self.simulatedChannel(prefix: $0)) }))
         reader = HAFrameReader(matcher: matcher)
         reader.usesFrameFilter = frameFilter
         self.simulatedApps = simulatedApps
@@ -94,6 +97,32 @@ public struct ReplayRun: ~Copyable {
         let hex = String(hash, radix: 16)
         let word = String(repeating: "0", count: 16 - hex.count) + hex
         return "ac" + String(repeating: word, count: 5) + "ac"
+    }
+
+    /// The broadcast channel id replay gives a printer: base64 of 16 bytes,
+    /// as APNs' ids look, derived from the prefix (replay makes no channel).
+    static func simulatedChannel(prefix: String) -> String {
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        var bytes: [UInt8] = []
+        for round in 0..<2 {
+            for byte in "\(prefix)#channel\(round)".utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 1_099_511_628_211
+            }
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: hash >> UInt64(shift))) }
+        }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                text.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : "=")
+            }
+            index += 3
+        }
+        return text
     }
 
     /// Gives simulated apps an activity for every printer they lack one for.

@@ -81,7 +81,7 @@ import Testing
             "POST /api/devices/activity-token", "PATCH /api/devices/:deviceId/settings", "POST /api/devices/:deviceId/push-to-start-token",
             "DELETE /api/devices/:deviceId", "DELETE /api/devices/:deviceId/credential", "GET /api/notifications",
             "GET /api/devices/:deviceId", "POST /api/devices/:deviceId/test-push",
-            "POST /devices/:deviceId/revoke",
+            "POST /devices/:deviceId/revoke", "POST /api/devices/:deviceId/activity-channel",
         ])
     }
 

@@ -28,11 +28,11 @@ let activity = String(repeating: "ef", count: 40)
     @Test func anEmptyDirectoryIsMigratedToTheCurrentSchema() throws {
         let temp = TemporaryStore()
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == 14)
         #expect(try store.devices().isEmpty)
         #expect(try store.notificationStates().isEmpty)
         // Reopening runs no migration twice.
-        #expect(try temp.open().schemaVersion == 13)
+        #expect(try temp.open().schemaVersion == 14)
     }
 
     @Test func registeringAgainUpdatesInsteadOfDuplicating() throws {
@@ -215,10 +215,10 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 6;
+            \(undoSchema14)\(undoSchema13)PRAGMA user_version = 6;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == 14)
         #expect(try store.notificationStates() == states)
     }
 
@@ -242,10 +242,10 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 7;
+            \(undoSchema14)\(undoSchema13)PRAGMA user_version = 7;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == 14)
         #expect(try store.notificationStates() == states)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.notifications(device: device, limit: 50).notifications.isEmpty)
@@ -278,10 +278,10 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 8;
+            \(undoSchema14)\(undoSchema13)PRAGMA user_version = 8;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == 14)
         #expect(try store.devices().map(\.id) == [device])
         #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false, backgroundRefresh: true))
         #expect(try store.notifications(device: device, limit: 50).notifications.map(\.title) == [sent.title])
@@ -305,10 +305,10 @@ let activity = String(repeating: "ef", count: 40)
             ALTER TABLE devices DROP COLUMN snapshots;
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 9;
+            \(undoSchema14)\(undoSchema13)PRAGMA user_version = 9;
             """))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == 14)
         #expect(try store.devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: true))
         #expect(try store.updatePreferences(deviceID: device, .init(snapshots: false)))
         #expect(try temp.open().devices()[0].preferences == NotificationPreferences(backgroundRefresh: false, snapshots: false))
@@ -385,13 +385,13 @@ extension DeviceStoreTests {
             DELETE FROM store_meta WHERE key = 'plain_http_phones';
             DROP TABLE phone_credentials;
             DROP TABLE pairing_codes;
-            \(undoSchema13)PRAGMA user_version = 10;
+            \(undoSchema14)\(undoSchema13)PRAGMA user_version = 10;
             """))
         #expect(try upgraded.open().hadPlainHTTPPhones())
 
         let empty = TemporaryStore()
         _ = try empty.open()
-        #expect(sqliteExecute(empty.directory + "/printbridge.sqlite3", "DROP TABLE phone_credentials; DROP TABLE pairing_codes; \(undoSchema13)PRAGMA user_version = 10;"))
+        #expect(sqliteExecute(empty.directory + "/printbridge.sqlite3", "DROP TABLE phone_credentials; DROP TABLE pairing_codes; \(undoSchema14)\(undoSchema13)PRAGMA user_version = 10;"))
         #expect(try empty.open().hadPlainHTTPPhones() == false, "no phones, nothing to keep working")
     }
 }

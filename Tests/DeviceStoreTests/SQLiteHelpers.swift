@@ -28,6 +28,9 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     return String(cString: text)
 }
 
+/// Undoes schema 14 (broadcast channels), to make a store of an earlier schema.
+let undoSchema14 = "DROP TABLE printer_channels; DROP TABLE channel_deletions; DROP TABLE channel_followers;\n"
+
 /// Undoes schema 13 (statistics), to make a store of an earlier schema.
 let undoSchema13 = """
     ALTER TABLE print_history DROP COLUMN paused_seconds;

@@ -239,7 +239,7 @@ import Testing
         sql += "PRAGMA user_version = \(version);"
         #expect(sqliteExecute(path, sql))
         let store = try temp.open()
-        #expect(store.schemaVersion == 13)
+        #expect(store.schemaVersion == 14)
         #expect(try store.devices().count == 1)
         let stats = try statistics(store, from: 1_774_656_000, to: 1_775_001_600, clock: .utc, bucket: .week)
         if version >= 5 {

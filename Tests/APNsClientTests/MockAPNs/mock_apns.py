@@ -469,7 +469,9 @@ class Connection:
         except (ssl.SSLError, OSError):
             self.raw.close()
             return
-        self.server.stats.update(lambda d: d.__setitem__("connections", d["connections"] + 1))
+        # The management port's connections are counted apart: "connections" is the push port's.
+        counter = "manage_connections" if self.manage else "connections"
+        self.server.stats.update(lambda d: d.__setitem__(counter, d.get(counter, 0) + 1))
         with self.lock:
             self.conn.initiate_connection()
             self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})

@@ -32,6 +32,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
     private var wake: Task<Void, Never>?
     /// Each printer's broadcast channel (nil: none are made).
     private let channels: ChannelRunner?
+    /// How many printers the cache had when the channels last heard of them.
+    private var printersTold = 0
 
     private var logger: Logger { agent.logger }
     private var clock: any AgentClock { agent.clock }
@@ -119,7 +121,11 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
                 changed = channels.saw(Set(matched.map(\.match.prefix)), complete: true, now: now) || changed
             }
         }
-        changed = channels.saw(Set(pipeline.cache.printers.keys), complete: false, now: now) || changed
+        // A new printer (the cache never forgets one): no set made an event otherwise.
+        if pipeline.cache.printers.count != printersTold {
+            printersTold = pipeline.cache.printers.count
+            changed = channels.saw(Set(pipeline.cache.printers.keys), complete: false, now: now) || changed
+        }
         if changed { useChannels() }
     }
 

@@ -37,6 +37,8 @@ extension ControlAPITests {
         #expect(follow.status == 200, "\(follow.text)")
         var phone = try #require(try store.device(id: device))
         #expect(phone.channelPrinters == ["x1c"] && phone.activityTokens.isEmpty, "the token is dropped")
+        let shown = try #require(try await call("GET", "/api/devices/\(device)").json["device"] as? [String: Any])
+        #expect(shown["activityChannels"] as? [String] == ["x1c"] && (shown["liveActivities"] as? [Any])?.isEmpty == true)
         // A token registered later replaces following by channel.
         _ = try await call("POST", "/api/devices/activity-token",
                            body: #"{"activityToken":"\#(token)","printerPrefix":"x1c","deviceId":"\#(device)"}"#)

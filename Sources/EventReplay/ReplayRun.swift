@@ -56,7 +56,7 @@ public struct ReplayRun: ~Copyable {
 
     public init(
         devices: [Device], planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
-        frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil,
+        simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil,
         speed: Double = 1, restoring remembered: [String: PrinterNotificationState] = [:]
     ) {
         precondition(speed > 0, "speed must be positive")
@@ -67,7 +67,6 @@ public struct ReplayRun: ~Copyable {
         let channelPrinters = devices.reduce(into: Set<String>()) { $0.formUnion($1.channelPrinters) }
         pipeline.setChannels(Dictionary(uniqueKeysWithValues: channelPrinters.map { ($0, Self.simulatedChannel(prefix: $0)) }))
         reader = HAFrameReader(matcher: matcher)
-        reader.usesFrameFilter = frameFilter
         self.simulatedApps = simulatedApps
         self.startingAt = startingAt
         self.speed = speed
@@ -76,11 +75,11 @@ public struct ReplayRun: ~Copyable {
     /// A replay as `printbridge replay` runs it without a devices file: the
     /// demo device, acting like the app.
     public static func demo(
-        planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(), frameFilter: Bool = true,
+        planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
         restoring remembered: [String: PrinterNotificationState] = [:]
     ) -> ReplayRun {
         ReplayRun(
-            devices: DevicesFile.demoDevices, planner: planner, matcher: matcher, frameFilter: frameFilter,
+            devices: DevicesFile.demoDevices, planner: planner, matcher: matcher,
             simulatingAppOn: Set(DevicesFile.demoDevices.map(\.id)), restoring: remembered)
     }
 
@@ -166,13 +165,13 @@ public struct ReplayRun: ~Copyable {
         onDiagnostic: (Diagnostic) -> Void
     ) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-        let read: [HAMessage]?
+        let read: [HAMessage]
         do throws(HAMessageError) { read = try reader.messages(in: line) } catch {
             summary.badLines += 1
             onDiagnostic(Diagnostic(file: path, line: number, message: "skipped: \(error)"))
             return
         }
-        for message in read ?? [] {
+        for message in read {
             if let recorded = message.time {
                 var time = recorded
                 if let startingAt {

@@ -129,7 +129,7 @@ import Testing
         let binary = try #require(CommandRunner.binary(repositoryRoot: Self.root))
         let loaded = try shell("ldd '\(binary)'")
         #expect(loaded.status == 0, "\(loaded.stderr)")
-        for library in ["libwebsockets.so", "libwslay.so", "libnghttp2.so", "libssl.so", "libsqlite3.so", "libqrencode.so", "libz.so", "libyaml-0.so"] {
+        for library in ["libwebsockets.so", "libnghttp2.so", "libssl.so", "libsqlite3.so", "libqrencode.so", "libz.so", "libyaml-0.so"] {
             #expect(loaded.stdout.contains(library), "\(library) in \(loaded.stdout)")
         }
         for library in ["libcurl", "libgnutls", "libldap", "libkrb5", "libssh2", "librtmp"] {

@@ -45,12 +45,10 @@ import Testing
     }
 
     @Test func twoPrintersAmidNoise() {
-        let result = replay([Repo.sampleEvents + "/two-printers-with-noise.jsonl"])
         #expect(alerts("two-printers-with-noise.jsonl") == [
             "x1c started", "a1m started", "x1c milestone", "a1m milestone", "x1c milestone", "a1m cancelled",
             "x1c milestone", "x1c complete",
         ])
-        #expect(result.summary.reading.filteredFrames > result.summary.lines / 2, "household noise is skipped unparsed")
     }
 
     /// A printer reports a cancel's code and its FAILED status in one report
@@ -177,7 +175,6 @@ extension Push {
         Repo.write(events.joined(separator: "\n") + "\n", to: path)
         let result = replay([path])
         #expect(result.pushes.filter { $0.kind == .alert }.map(\.event) == [.started, .milestone, .milestone, .milestone, .complete])
-        #expect(replay([path], frameFilter: false).lines == result.lines)
         #expect(result.pushes.last?.event == .history)
         let end = try #require(result.pushes.last { $0.kind == .liveActivity })
         #expect(end.event == .end)

@@ -63,8 +63,7 @@ public struct EntityMatcher: Sendable {
     /// The rules by their suffix's last byte, each group longest first:
     /// `rules[ruleIndexes[ruleGroupStart[b]..<ruleGroupStart[b + 1]]]` can end
     /// an id whose last byte is `b`. An id is tried against its group only
-    /// (a few rules, not all of them: the frame filter asks for every
-    /// household event).
+    /// (a few rules, not all of them).
     private let ruleGroupStart: [UInt16]
     private let ruleIndexes: [UInt16]
     /// Each grouped rule's tail word, mask and suffix length, side by side
@@ -78,8 +77,6 @@ public struct EntityMatcher: Sendable {
     private(set) var registryMatches: [String: EntityMatch] = [:]
     /// Status entities recognised by their options (PrusaLink's `sensor.<device>`).
     private(set) var learnedMatches: [String: EntityMatch] = [:]
-    /// Every id of the three tables above, for the frame filter's look-up.
-    private var knownIDs = EntityIDSet([String]())
     /// Printers whose status entity is known, by prefix: the profile's index.
     private(set) var knownPrinters: [String: Int] = [:]
     private var prefixByDevice: [String: String] = [:]
@@ -161,14 +158,7 @@ public struct EntityMatcher: Sendable {
             if let bus = profile.busEvents, busEventsByType[bus.eventType] == nil { busEventsByType[bus.eventType] = bus }
         }
         self.busEventsByType = busEventsByType
-        rebuildKnownIDs()
-    }
-
-    private mutating func rebuildKnownIDs() {
         rebuildCameraCandidates()
-        knownIDs = EntityIDSet(
-            [Array(mappedMatches.keys), Array(registryMatches.keys), Array(learnedMatches.keys), Array(cameraCandidates.keys)]
-                .joined())
     }
 
     /// The ids the known printers' cameras would have by their profiles'
@@ -308,7 +298,7 @@ public struct EntityMatcher: Sendable {
             namedCameras[gone] = nil
             namedButtons[gone] = nil
         }
-        rebuildKnownIDs()
+        rebuildCameraCandidates()
         registryButtons = [:]
         for entry in entries where entry.entityID.hasPrefix("button.") {
             guard let profile = profileIndex(platform: entry.platform),
@@ -421,7 +411,7 @@ public struct EntityMatcher: Sendable {
             learnedMatches[state.entityID] = EntityMatch(prefix: prefix, field: .status, profile: profiles[index])
             knownPrinters[prefix] = index
         }
-        rebuildKnownIDs()
+        rebuildCameraCandidates()
         learnButtons(from: states)
     }
 
@@ -433,7 +423,7 @@ public struct EntityMatcher: Sendable {
         else { return }
         knownPrinters[match.prefix] = index
         // Its cameras' ids join the filter's look-up (a new printer is rare).
-        rebuildKnownIDs()
+        rebuildCameraCandidates()
     }
 
     private func profileIndex(platform: String?) -> Int? {
@@ -525,14 +515,6 @@ public struct EntityMatcher: Sendable {
             guard let found = suffixRule(for: buffer, profile: profile) else { return nil }
             return (found.prefix(buffer), found.rule)
         }
-    }
-
-    /// Whether an entity id (raw UTF-8) may belong to a printer. Cheap: no allocation
-    /// unless exact matches exist or a suffix that needs a known printer matches.
-    public func isRelevant(entityID buffer: UnsafeRawBufferPointer) -> Bool {
-        if knownIDs.contains(buffer) { return true }
-        guard let found = suffixRule(for: buffer, profile: nil), found.rule.field != nil else { return false }
-        return foreignLookAlikes.isEmpty || !foreignLookAlikes.contains(String(decoding: buffer, as: UTF8.self))
     }
 
     /// Where a suffix rule matched: the object id's start, where the suffix

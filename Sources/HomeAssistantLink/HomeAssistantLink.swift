@@ -585,4 +585,23 @@ public final class HomeAssistantLink: @unchecked Sendable {
     func closed() {
         disconnected(closeRequested ? lastDisconnectCause : .closed)
     }
+
+    /// Seconds HA has to answer the WebSocket upgrade once it is sent (a
+    /// Home Assistant still starting on a small machine may be slow).
+    static let upgradeTimeout: Int32 = 20
+
+    /// libwebsockets freed `connection`; if the link still holds it, nothing
+    /// said it ended (a timed-out upgrade): it failed to connect.
+    func destroyed(_ connection: OpaquePointer?) {
+        guard connection == wsi else { return }
+        guard isEstablished else { return disconnected(.connectFailed(connectFailure("closed before established", status: 0))) }
+        closed()
+    }
+
+    /// The upgrade request went out on `connection` (the link's thread):
+    /// HA has `upgradeTimeout` to answer, rather than libwebsockets' 5 s.
+    func upgradeRequestSent(_ connection: OpaquePointer?) {
+        guard connection == wsi, !isEstablished else { return }
+        lws_set_timeout(connection, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE, Self.upgradeTimeout)
+    }
 }

@@ -18,6 +18,15 @@ func linkCallback(
         return fetchCallback(link, fetch, wsi, reason, input, length)
     }
     switch reason {
+    case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+        // The upgrade request goes out once this returns; libwebsockets then
+        // gives HA its context's timeout_secs (5 s in 4.1.6, lib/core/context.c;
+        // client-http.c, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE) to answer.
+        // A timer in the loop's next pass, after the request went, gives it
+        // the link's own upgrade timeout instead (`upgradeRequestSent`).
+        lws_set_timer_usecs(wsi, 0)
+    case LWS_CALLBACK_TIMER:
+        link.upgradeRequestSent(wsi)
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         link.established(wsi)
     case LWS_CALLBACK_CLIENT_RECEIVE:
@@ -32,6 +41,12 @@ func linkCallback(
         link.disconnected(.connectFailed(connectFailure(detail, status: Int(lws_http_client_http_response(wsi)))))
     case LWS_CALLBACK_CLIENT_CLOSED:
         link.closed()
+    case LWS_CALLBACK_WSI_DESTROY:
+        // Gone without either of the two above: timed out waiting for the
+        // upgrade's answer (the connection is still HTTP's then, and 4.1.6
+        // tells CLIENT_CONNECTION_ERROR only for a WebSocket's:
+        // lib/core-net/close.c, "closed before established").
+        link.destroyed(wsi)
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         link.wokenUp()
     default:
@@ -44,6 +59,10 @@ func linkCallback(
 /// upgrade (its "HS: …" reasons, lib/roles/ws/client-ws.c): the status HA
 /// answered instead of 101 when there was one.
 func connectFailure(_ detail: String, status: Int) -> String {
+    if detail.hasPrefix("closed before established") {
+        return "Home Assistant closed the connection, or did not answer within \(HomeAssistantLink.upgradeTimeout) s, "
+            + "during the WebSocket upgrade"
+    }
     guard detail.hasPrefix("HS:") else { return detail }
     if status != 0 && status != 101 {
         return "Home Assistant answered \(status) to the WebSocket upgrade"

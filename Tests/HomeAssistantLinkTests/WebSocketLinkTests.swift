@@ -5,8 +5,9 @@ import Testing
 
 /// The link over libwebsockets' own WebSocket client, against a server that
 /// writes its answers byte by byte (Tests/DaemonTests/MockHA/upgrade_server.py):
-/// a refused upgrade is a failed connect that says what HA answered; a
-/// server's ping is answered with its payload, and its close with ours (1000).
+/// a refused upgrade is a failed connect that says what HA answered, an
+/// unanswered one waits the link's own timeout; a server's ping is answered
+/// with its payload, and its close with ours (1000).
 @Suite(.serialized) struct WebSocketLinkTests {
     static let root = CommandRunner.repositoryRoot(from: #filePath)
 
@@ -39,6 +40,26 @@ import Testing
         }
         #expect(cause == .connectFailed("Home Assistant answered 404 to the WebSocket upgrade (no WebSocket API at that path)"))
         #expect(!events.contains { if case .connected = $0 { true } else { false } })
+    }
+
+    /// A server that takes the upgrade request and never answers: the link
+    /// waits `upgradeTimeout` (20 s), not libwebsockets' 5 s, then says so.
+    @Test func anUnansweredUpgradeIsWaitedForItsTimeout() async throws {
+        let server = try MockProcess(script: Self.root + "/Tests/DaemonTests/MockHA/silent_server.py", arguments: [])
+        let link = HomeAssistantLink(endpoint: try HAEndpoint(url: "ws://127.0.0.1:\(server.port)/api/websocket"), accessToken: "t")
+        let started = Date()
+        try link.start()
+        let events = await Self.untilDisconnected(link)
+        let waited = Date().timeIntervalSince(started)
+        link.stop()
+        guard case .disconnected(let cause)? = events.last else {
+            Issue.record("no disconnect: \(events)")
+            return
+        }
+        #expect(cause == .connectFailed(
+            "Home Assistant closed the connection, or did not answer within 20 s, during the WebSocket upgrade"))
+        #expect(waited >= 15 && waited < 40, "gave up after \(waited) s")
+        withExtendedLifetime(server) {}
     }
 
     @Test func aPingIsAnsweredAndACloseClosesPolitely() async throws {

@@ -134,15 +134,65 @@ import Testing
         #expect(aps(try #require(byPhone["ios17"]))?["sound"] == nil)
     }
 
-    @Test func aFailureEndsTheActivityAndIsToldByItsAlertAudibly() throws {
+    @Test func aFailureLightsTheActivityByAnUpdateJustBeforeTheEndAndItsAlertGoesQuietly() throws {
         var h = harness()
         h.startPrint(HA.x1c)
         let failed = h.set(HA.x1c, "_print_status", "failed", after: 60) + h.wait(120)
-        let ends = failed.liveActivity.filter { $0.event == .end }
-        #expect(ends.count == 2)
-        #expect(ends.allSatisfy { aps($0)?["alert"] == nil }, "an activity's end carries no alert (ActivityKit)")
-        #expect(ends.allSatisfy { score($0) == 100 })
+        let activity = failed.liveActivity
+        for token in [ios17, Self.channel] {
+            let pushes = activity.filter { $0.token == token }
+            #expect(pushes.events == [.update, .end], "the update with the alert just before the end: \(token)")
+            let update = try #require(pushes.first)
+            #expect(update.priority == 10, "a status change, never throttled")
+            let alert = try #require(aps(update)?["alert"])
+            let ordinary = try #require(failed.alerts.first { $0.event == .failed && $0.deviceID == "ios17" })
+            #expect(alert["title"] == aps(ordinary)?["alert"]?["title"] && alert["body"] == aps(ordinary)?["alert"]?["body"],
+                    "the words of the \"Print Failed\" alert")
+            #expect(alert["title"] == .string("Print Failed ⚠️") && alert["sound"] == .string("default"))
+            #expect(aps(update)?["content-state"]?["status"] == .string("failed"))
+            #expect(score(update) == 100)
+            let end = try #require(pushes.last)
+            #expect(aps(end)?["alert"] == nil, "an activity's end carries no alert (ActivityKit)")
+            #expect(aps(end)?["dismissal-date"] != nil && score(end) == 100, "the end as before")
+        }
         let alerts = failed.alerts.filter { $0.event == .failed }
-        #expect(alerts.count == 3 && alerts.allSatisfy { aps($0)?["sound"] == .string("default") })
+        #expect(Set(alerts.map(\.deviceID)) == ["ios17", "ios18a", "ios18b"], "every phone keeps its alert (history, picture)")
+        for alert in alerts {
+            #expect(aps(alert)?["sound"] == nil, "told audibly once, by the activity: \(alert.deviceID)")
+            #expect(aps(alert)?["interruption-level"] == .string("passive"))
+        }
+    }
+
+    @Test func aFailureWithTheSwitchOffOrNoActivityIsAsBefore() throws {
+        var phones = phones()
+        phones[2].preferences.onFailed = false  // ios18b, on the channel
+        phones.append(device("noActivity", printers: [HA.x1c]))
+        phones[3].apnsToken = String(repeating: "0c", count: 32)
+        var h = PipelineHarness(devices: phones)
+        h.pipeline.setChannels([HA.x1c: Self.channel])
+        h.startPrint(HA.x1c)
+        let failed = h.set(HA.x1c, "_print_status", "failed", after: 60) + h.wait(120)
+        #expect(failed.liveActivity.filter { $0.tokenKind == .channel }.events == [.end],
+                "not every phone on the channel wants it: no update, the end as before")
+        #expect(failed.liveActivity.filter { $0.token == ios17 }.events == [.update, .end])
+        let byPhone = Dictionary(uniqueKeysWithValues: failed.alerts.filter { $0.event == .failed }.map { ($0.deviceID, $0) })
+        #expect(byPhone["ios18b"] == nil, "its switch is off")
+        #expect(aps(try #require(byPhone["ios18a"]))?["sound"] == .string("default"), "not lit: told audibly")
+        #expect(aps(try #require(byPhone["noActivity"]))?["sound"] == .string("default"), "no activity: told audibly")
+        #expect(aps(try #require(byPhone["ios17"]))?["interruption-level"] == .string("passive"))
+    }
+
+    @Test func aPrintLostWhileThePrinterWasAwayLightsWithItsReason() throws {
+        var h = harness()
+        h.startPrint(HA.x1c)
+        h.set(HA.x1c, "_print_progress", "40", after: 60)
+        h.wait(60)
+        h.set(HA.x1c, "_print_status", "offline", after: 10)
+        h.wait(600)
+        let gone = h.set(HA.x1c, "_print_status", "idle", after: 1) + h.wait(60)
+        let update = try #require(gone.liveActivity.first { $0.token == ios17 && $0.event == .update && aps($0)?["alert"] != nil })
+        let ordinary = try #require(gone.alerts.first { $0.event == .failed && $0.deviceID == "ios17" })
+        #expect(aps(update)?["alert"]?["body"] == aps(ordinary)?["alert"]?["body"], "the same words as the alert")
+        #expect(ordinary.reason == "The printer went offline mid-print.")
     }
 }

@@ -93,6 +93,22 @@ public struct Push: Hashable, Sendable {
         self.createdAt = createdAt
     }
 
+    /// A Live Activity push whose body carries an `alert` (`aps.alert`, a
+    /// pause's or a failure's: `LiveActivityPayload.update`). Read from the
+    /// body, so it holds for a push restored from the store. A string value
+    /// cannot fake it: inside one, the quotes would be escaped (`\"`).
+    public var carriesActivityAlert: Bool {
+        guard kind == .liveActivity else { return false }
+        let key = Array(#""alert":{"#.utf8)
+        guard payload.count >= key.count else { return false }
+        var index = 0
+        while index + key.count <= payload.count {
+            if payload[index] == key[0], payload[index..<index + key.count].elementsEqual(key) { return true }
+            index += 1
+        }
+        return false
+    }
+
     /// A UUID-shaped id (version 8, RFC 9562) derived from `name`: two
     /// 64-bit FNV-1a hashes with different offsets.
     public static func derivedID(_ name: String) -> String {

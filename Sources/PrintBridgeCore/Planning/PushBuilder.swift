@@ -53,7 +53,7 @@ struct PushBuilder {
     /// The phones that follow this printer's activity by channel.
     var channelFollowers: [Device] { devices.filter(followsByChannel) }
 
-    /// The phones whose Live Activity push about `event` (a pause) will carry
+    /// The phones whose Live Activity push about `event` (a pause, a failure) will carry
     /// its alert audibly, so its ordinary alert goes quietly
     /// (`AlertPayload.quieted`; docs/BEHAVIOUR.md, "An alert inside the Live
     /// Activity"). A phone with an activity by token: when it wants the
@@ -73,11 +73,17 @@ struct PushBuilder {
     }
 
     /// The alert a Live Activity push carries about `event` for `device`,
-    /// in its language, with the printer's reason, and a sound.
-    func activityAlert(_ event: Push.Event, status: PrintStatus, catalog: Catalog, printerName: String)
-        -> LiveActivityPayload.Alert
-    {
-        let detail = AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
+    /// in its language, with `reason` when given (as the ordinary alert's)
+    /// or else the printer's, and a sound.
+    func activityAlert(
+        _ event: Push.Event, status: PrintStatus, reason: Catalog.Key? = nil, catalog: Catalog, printerName: String
+    ) -> LiveActivityPayload.Alert {
+        let detail: AlertPayload.Detail
+        if let reason {
+            detail = .reason(catalog.text(reason))
+        } else {
+            detail = AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
+        }
         let alert = AlertPayload(
             event: event, prefix: prefix, printerName: printerName, fileName: snapshot.fileName, status: status,
             progress: Int((snapshot.progress ?? 0).rounded(.down)), detail: detail, catalog: catalog).aps.alert
@@ -244,13 +250,20 @@ struct PushBuilder {
     /// printer's channel for the phones that follow it by channel (iOS 18);
     /// never both to one phone. Every push carries the printer's
     /// `relevance-score` (`ActivityRelevance`); with `alerting`, those to
-    /// `activityAlertRecipients(alerting)` carry its alert.
+    /// `activityAlertRecipients(alerting)` carry its alert (with `reason`
+    /// as its detail when given); `onlyAlerting`: to those alone (a
+    /// failure's update before the end, for the phones it lights).
     /// Returns whether anything was sent.
-    mutating func liveActivityUpdate(priority: Int, status: PrintStatus? = nil, alerting: Push.Event? = nil) -> Bool {
+    @discardableResult
+    mutating func liveActivityUpdate(
+        priority: Int, status: PrintStatus? = nil, alerting: Push.Event? = nil, reason: Catalog.Key? = nil,
+        onlyAlerting: Bool = false
+    ) -> Bool {
         let state = snapshot.contentState(status: status)
         let relevance = ActivityRelevance.score(snapshot, status: status)
         let now = now, staleAfter = configuration.staleAfter
-        return liveActivityPushes(event: .update, priority: priority, alerting: alerting, status: status ?? .running,
+        return liveActivityPushes(event: .update, priority: priority, alerting: alerting, reason: reason,
+                                  onlyAlerting: onlyAlerting, status: status ?? .running,
                                   expiration: now + staleAfter) { alert in
             LiveActivityPayload.update(state, at: now, staleAfter: staleAfter, relevance: relevance, alert: alert)
         }
@@ -260,7 +273,7 @@ struct PushBuilder {
     /// (the tokens', and the channel's for its followers). No alert: an
     /// activity's end carries none (ActivityKit's `end(_:dismissalPolicy:)`
     /// has no alert configuration, unlike `update(_:alertConfiguration:)`),
-    /// so a failure is told by its ordinary alert.
+    /// so a failure's alert goes in an update just before (`PushPlanner.apply`).
     mutating func liveActivityEnd(status: PrintStatus) {
         let payload = LiveActivityPayload.end(
             snapshot.contentState(status: status), at: now, dismissAfter: configuration.dismissAfter,
@@ -284,8 +297,8 @@ struct PushBuilder {
     /// body for an alert (or none); each distinct body is encoded once.
     @discardableResult
     private mutating func liveActivityPushes(
-        event: Push.Event, priority: Int, alerting: Push.Event?, status: PrintStatus, expiration: EpochTime,
-        payload: (LiveActivityPayload.Alert?) -> LiveActivityPayload
+        event: Push.Event, priority: Int, alerting: Push.Event?, reason: Catalog.Key? = nil, onlyAlerting: Bool = false,
+        status: PrintStatus, expiration: EpochTime, payload: (LiveActivityPayload.Alert?) -> LiveActivityPayload
     ) -> Bool {
         let recipients = alerting.map(activityAlertRecipients) ?? []
         var encoded: [LiveActivityPayload.Alert?: Result<[UInt8], PayloadError>] = [:]
@@ -301,10 +314,11 @@ struct PushBuilder {
         let collapseID = PayloadLimits.collapseID(prefix: prefix, event: "activity")
         for device in devices {
             guard let token = device.activityTokens[prefix], !followsByChannel(device) else { continue }
+            if onlyAlerting && !recipients.contains(device.id) { continue }
             var alert: LiveActivityPayload.Alert?
             if let alerting, recipients.contains(device.id) {
                 alert = activityAlert(
-                    alerting, status: status, catalog: configuration.catalog(for: device),
+                    alerting, status: status, reason: reason, catalog: configuration.catalog(for: device),
                     printerName: printerName(for: device, shared: &sharedName))
             }
             let body = bytes(alert)
@@ -315,10 +329,11 @@ struct PushBuilder {
             sent = true
         }
         let followers = channelFollowers
-        if let channel, !followers.isEmpty {
+        if let channel, !followers.isEmpty, !onlyAlerting || recipients.contains(followers[0].id) {
             var alert: LiveActivityPayload.Alert?
             if let alerting, recipients.contains(followers[0].id) {
-                alert = activityAlert(alerting, status: status, catalog: channelCatalog, printerName: printerName)
+                alert = activityAlert(
+                    alerting, status: status, reason: reason, catalog: channelCatalog, printerName: printerName)
             }
             let body = bytes(alert)
             add(

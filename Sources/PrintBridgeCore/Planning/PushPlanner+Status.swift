@@ -156,12 +156,20 @@ extension PushPlanner {
                 state.printID = Self.printID(builder.snapshot, now: now)
                 builder.printID = state.printID
             }
-            builder.alert(transition.alertEvent!, status: status, reason: reason)
+            // A failure lights the phones with an activity that want it by an
+            // update carrying its alert just before the end (an end carries
+            // none); their alert goes quietly, as a pause's.
+            let lit = transition == .failed ? builder.activityAlertRecipients(.failed) : []
+            builder.alert(transition.alertEvent!, status: status, reason: reason, quieted: lit)
             state.pauseToldTo = []
             state.silence = nil
             absorbErrors(state: &state, snapshot: builder.snapshot)
             if status == .complete, let bed = builder.snapshot.bedTemp, bed >= configuration.bedCooledBelow {
                 state.bedCoolingSince = now
+            }
+            if !lit.isEmpty {
+                builder.liveActivityUpdate(
+                    priority: 10, status: status, alerting: .failed, reason: reason, onlyAlerting: true)
             }
             builder.liveActivityEnd(status: status)
             state.lastLiveActivityPush = nil

@@ -139,22 +139,31 @@ import TestSupport
         return try #require(Self.seconds(sent)) - (try #require(Self.seconds(ended)))
     }
 
-    /// SNAPSHOT_TIMEOUT is honoured up to its maximum (issue 51): a camera
-    /// that answers after 6 s, past libwebsockets' own 5 s wait for an
-    /// answer, is waited for when the setting allows 8, and the complete
-    /// alert carries its picture.
-    @Test func aCameraThatAnswersAfterSixSecondsIsWaitedForUpToTheTimeout() throws {
+    /// The bundled print against a camera that answers after 6 s, with
+    /// `SNAPSHOT_TIMEOUT` at `timeout`: waited for until the snapshot metric
+    /// counts `counted` once, stopped, every alert once; the mock HA, the
+    /// agent and the complete alert's payload.
+    static func fullPrintWithSixSecondCamera(timeout: String, counted: String) throws -> (DaemonTests.MockHA, DaemonTests.Agent, [String: Any]) {
         let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--camera", "\(Self.camera)=slow:6"])
         let agent = try DaemonTests.Agent(
-            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["SNAPSHOT_TIMEOUT": "8"])
+            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["SNAPSHOT_TIMEOUT": timeout])
         #expect(agent.wait(upTo: 40) { agent.alerts.contains("ab complete") })
         #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
-        #expect(agent.wait(upTo: 10) { agent.metric("printbridge_snapshots_total", containing: #"outcome="taken""#) == 1 },
+        #expect(agent.wait(upTo: 10) { agent.metric("printbridge_snapshots_total", containing: counted) == 1 },
                 "\(agent.logged("the alert goes without a picture"))")
         #expect(agent.stop() == 0)
         #expect(agent.alerts == DaemonTests.fullPrintAlerts, "nothing lost, nothing twice")
         let complete = try #require(agent.pushes.first { $0["event"] as? String == "complete" })
         let payload = Self.json(complete["payload"])
+        return (ha, agent, payload)
+    }
+
+    /// SNAPSHOT_TIMEOUT is honoured up to its maximum (issue 51): a camera
+    /// that answers after 6 s, past libwebsockets' own 5 s wait for an
+    /// answer, is waited for when the setting allows 8, and the complete
+    /// alert carries its picture.
+    @Test func aCameraThatAnswersAfterSixSecondsIsWaitedForUpToTheTimeout() throws {
+        let (_, agent, payload) = try Self.fullPrintWithSixSecondCamera(timeout: "8", counted: #"outcome="taken""#)
         let link = try #require(payload["snapshotURL"] as? String, "\(payload)")
         #expect((payload["aps"] as? [String: Any])?["mutable-content"] as? Int == 1)
         #expect(agent.logged("picture taken for the alert").first?["ha.entity_id"] as? String == Self.camera)
@@ -170,17 +179,7 @@ import TestSupport
     /// is given up at the timeout, logged and counted as timed out (not
     /// `unreachable`), and the complete alert goes without a picture.
     @Test func aCameraSlowerThanTheTimeoutIsTimedOutAtIt() throws {
-        let ha = try DaemonTests.MockHA(events: "bambu-full-print.jsonl", arguments: ["--camera", "\(Self.camera)=slow:6"])
-        let agent = try DaemonTests.Agent(
-            port: ha.port, devices: try DaemonTests.devicesFile(), environment: ["SNAPSHOT_TIMEOUT": "5.5"])
-        #expect(agent.wait(upTo: 40) { agent.alerts.contains("ab complete") })
-        #expect(agent.wait(upTo: 30) { agent.hasReceivedEverything(from: ha) }, "mock HA: \(ha.rawStats())")
-        #expect(agent.wait(upTo: 10) { agent.metric("printbridge_snapshots_total", containing: #"reason="timeout""#) == 1 },
-                "\(agent.logged("the alert goes without a picture"))")
-        #expect(agent.stop() == 0)
-        #expect(agent.alerts == DaemonTests.fullPrintAlerts, "nothing lost, nothing twice")
-        let complete = try #require(agent.pushes.first { $0["event"] as? String == "complete" })
-        let payload = Self.json(complete["payload"])
+        let (ha, agent, payload) = try Self.fullPrintWithSixSecondCamera(timeout: "5.5", counted: #"reason="timeout""#)
         #expect(payload["snapshotURL"] == nil && (payload["aps"] as? [String: Any])?["mutable-content"] == nil)
         let said = agent.logged("the alert goes without a picture")
         #expect(said.count == 1 && said.first?["snapshot.reason"] as? String == "timeout", "\(said)")

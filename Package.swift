@@ -37,10 +37,6 @@ let package = Package(
         .library(name: "SystemLibraries", targets: ["SystemLibraries"]),
         // For the fuzz package's TLS client (Fuzz/Sources/FuzzHTTP).
         .library(name: "COpenSSL", targets: ["COpenSSL"]),
-        // For the fuzz package's frame target (Fuzz/Sources/FuzzHAFrames): the scan's two ways.
-        .library(name: "CJSONScan", targets: ["CJSONScan"]),
-        // For the fuzz package's WebSocket target (Fuzz/Sources/FuzzWebSocket).
-        .library(name: "HomeAssistantLink", targets: ["HomeAssistantLink"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -84,10 +80,6 @@ let package = Package(
             name: "CYAML", pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]),
 
-        // WebSocket frames for the HA link (frame-level API). Debian's
-        // libwslay-dev has no pkg-config file: the module map links it.
-        .systemLibrary(name: "CWslay", providers: [.apt(["libwslay-dev"])]),
-
         // glibc's heap trim, eventfd and thread names, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcExtras"),
 
@@ -106,22 +98,17 @@ let package = Package(
         // The Live Activity types shared with the iOS app.
         .target(name: "PrinterActivityContent"),
 
-        // The HA frame filter's scan of coalesced arrays, 16 bytes at a time
-        // (SSE2): Swift's SIMD types compile to loops over their lanes
-        // (Sources/CJSONScan/JSONScan.c says more).
-        .target(name: "CJSONScan"),
-
         // Pure core: HA message model, matching, cache, planning, payloads.
-        // No I/O; no C but CJSONScan's one scan.
+        // No I/O and no C.
         .target(
-            name: "PrintBridgeCore", dependencies: ["PrinterActivityContent", "CJSONScan", "TimeZones"],
+            name: "PrintBridgeCore", dependencies: ["PrinterActivityContent", "TimeZones"],
             // The alert texts, one file per language, compiled in.
             resources: ["en", "de", "fr", "es"].map { .embedInCode("Catalog/\($0).json") }),
 
         // One TLS engine (OpenSSL) for every connection that needs one: a
         // context a side, a connection that owns its SSL and keeps OpenSSL's
         // rules (the error queue, close_notify) once. The APNs client's and
-        // the app's API server's.
+        // the app's API server's. (The HA link's TLS is libwebsockets'.)
         .target(name: "TLSEngine", dependencies: ["COpenSSL"]),
 
         // APNs delivery: ES256 provider tokens (OpenSSL), HTTP/2 framing (nghttp2) over TLSEngine.
@@ -134,11 +121,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 
-        // The Home Assistant connection: libwebsockets client driven by HASession.
+        // The Home Assistant connection: libwebsockets' ws/wss client driven
+        // by HASession (COpenSSL: HA_CA_FILE checked before the start).
         .target(
             name: "HomeAssistantLink",
             dependencies: [
-                "PrintBridgeCore", "NamedThreads", "CLibWebSockets", "CWslay", "COpenSSL",
+                "PrintBridgeCore", "NamedThreads", "CLibWebSockets", "COpenSSL",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 

@@ -15,9 +15,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "CLibFuzzer"),
-        // HA frames: the frame filter against the full parser, and the pushes they make.
+        // HA frames: read or refused, subscribe_entities' diffs held to a model, and the pushes they make.
         .executableTarget(name: "FuzzHAFrames", dependencies: [
-            "CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge"), .product(name: "CJSONScan", package: "PrintBridge"),
+            "CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge"),
         ]),
         // The app's API: the HTTP request parser, read whole and in pieces, and the routes;
         // about one input in 32 also through a real server over TLS (issue 34).
@@ -31,9 +31,6 @@ let package = Package(
             "CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge"),
             .product(name: "SettingsYAML", package: "PrintBridge"), .product(name: "Yams", package: "Yams"),
         ]),
-        // The HA link's own WebSocket (ws://): the upgrade's answer and the frames, read whole,
-        // in two pieces and byte by byte, to the same messages, answers and outcome.
-        .executableTarget(name: "FuzzWebSocket", dependencies: ["CLibFuzzer", .product(name: "HomeAssistantLink", package: "PrintBridge")]),
         // ISO 8601 timestamps: parse, format, parse again.
         .executableTarget(name: "FuzzISO8601", dependencies: ["CLibFuzzer", .product(name: "PrintBridgeCore", package: "PrintBridge")]),
         // Time zone files (TZif) and their footers' POSIX TZ rules: refused, or offsets within ±26 h that agree with the changes.

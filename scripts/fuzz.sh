@@ -4,14 +4,14 @@
 # runs found (kept in .build/fuzz-corpus). Exits non-zero if any target
 # crashes or fails a check; the reproducer is left in .build/fuzz-artifacts.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzHAFrames FuzzHTTP FuzzSettings FuzzISO8601 FuzzTZif FuzzWebSocket
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzHAFrames FuzzHTTP FuzzSettings FuzzISO8601 FuzzTZif
 #   .build/fuzz/release/FuzzHTTP FILE            replay one input (a reproducer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzHAFrames FuzzHTTP FuzzSettings FuzzISO8601 FuzzTZif FuzzWebSocket)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzHAFrames FuzzHTTP FuzzSettings FuzzISO8601 FuzzTZif)
 
 # lld: gold fails on the sanitizer runtimes' symbols (an internal error in its DWARF reader).
 (cd Fuzz && swift build -c release --scratch-path ../.build/fuzz -Xswiftc -enable-testing \

@@ -3,7 +3,7 @@
 # Safe to run repeatedly; uses sudo when not root.
 set -euo pipefail
 
-packages=(pkg-config libwebsockets-dev libwslay-dev libnghttp2-dev libssl-dev libsqlite3-dev libqrencode-dev zlib1g-dev libyaml-dev)
+packages=(pkg-config libwebsockets-dev libnghttp2-dev libssl-dev libsqlite3-dev libqrencode-dev zlib1g-dev libyaml-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

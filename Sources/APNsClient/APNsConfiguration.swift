@@ -19,11 +19,14 @@ public struct APNsConfiguration: Hashable, Sendable {
     public var baseURL: String?
     /// A CA bundle for `baseURL`'s certificate.
     public var caFile: String?
+    /// Overrides the channel management API's host (a local test server).
+    public var channelBaseURL: String?
 
     public init(
         teamID: String, keyID: String, keyPath: String, bundleID: String, environment: Environment = .sandbox,
-        baseURL: String? = nil, caFile: String? = nil
+        baseURL: String? = nil, caFile: String? = nil, channelBaseURL: String? = nil
     ) {
+        self.channelBaseURL = channelBaseURL
         self.teamID = teamID
         self.keyID = keyID
         self.keyPath = keyPath
@@ -42,8 +45,27 @@ public struct APNsConfiguration: Hashable, Sendable {
     /// `endpoint` as the HTTP/2 client's origin (checked by `problems`).
     public var origin: HTTPOrigin? { HTTPOrigin(endpoint) }
 
+    /// The channel management API (iOS 18 broadcast channels), a host and
+    /// port of its own: https://api-manage-broadcast.push.apple.com:2196 in
+    /// production, https://api-manage-broadcast.sandbox.push.apple.com:2195
+    /// in the sandbox (Apple, "Sending channel management requests to
+    /// APNs"; the same in parse-community/node-apn lib/config.js and
+    /// alexandercerutti/hapns src/channels/broadcast.ts). Broadcast pushes
+    /// themselves go to `endpoint`. Unless overridden (`channelBaseURL`).
+    public var channelEndpoint: String {
+        if let channelBaseURL {
+            return channelBaseURL.hasSuffix("/") ? String(channelBaseURL.dropLast()) : channelBaseURL
+        }
+        return environment == .production
+            ? "https://api-manage-broadcast.push.apple.com:2196" : "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+    }
+
+    /// `channelEndpoint` as an HTTP/2 client's origin.
+    public var channelOrigin: HTTPOrigin? { HTTPOrigin(channelEndpoint) }
+
     /// Reads APNS_TEAM_ID, APNS_KEY_ID, APNS_KEY_PATH, APNS_BUNDLE_ID,
-    /// APNS_PRODUCTION (true/false), APNS_BASE_URL and APNS_CA_FILE.
+    /// APNS_PRODUCTION (true/false), APNS_BASE_URL, APNS_CA_FILE and
+    /// APNS_CHANNELS_BASE_URL (the channel management API's, for a test server).
     /// Every problem is named in one error; no value of a secret is shown.
     public static func fromEnvironment(_ environment: [String: String]) throws(APNsConfigurationError) -> APNsConfiguration {
         func value(_ name: String) -> String? {
@@ -66,7 +88,7 @@ public struct APNsConfiguration: Hashable, Sendable {
         let configuration = APNsConfiguration(
             teamID: value("APNS_TEAM_ID") ?? "", keyID: value("APNS_KEY_ID") ?? "", keyPath: value("APNS_KEY_PATH") ?? "",
             bundleID: value("APNS_BUNDLE_ID") ?? "", environment: production ? .production : .sandbox,
-            baseURL: value("APNS_BASE_URL"), caFile: value("APNS_CA_FILE"))
+            baseURL: value("APNS_BASE_URL"), caFile: value("APNS_CA_FILE"), channelBaseURL: value("APNS_CHANNELS_BASE_URL"))
         problems += configuration.problems(skippingMissing: true)
         guard problems.isEmpty else { throw APNsConfigurationError(problems: problems) }
         return configuration
@@ -92,6 +114,9 @@ public struct APNsConfiguration: Hashable, Sendable {
         }
         if let baseURL, HTTPOrigin(baseURL) == nil {
             problems.append("APNS_BASE_URL must be https://host or https://host:port, with no path (APNs speaks HTTP/2 over TLS)")
+        }
+        if let channelBaseURL, HTTPOrigin(channelBaseURL) == nil {
+            problems.append("APNS_CHANNELS_BASE_URL must be https://host or https://host:port, with no path")
         }
         return problems
     }

@@ -11,6 +11,9 @@ import Synchronization
 /// - 429, 500, 503 and lost connections: retried with exponential back-off
 ///   and jitter, a bounded number of times.
 /// - 413 and any other 4xx: rejected with Apple's reason, not retried.
+/// - A broadcast to a channel (`Push.TokenKind.channel`): 400
+///   ChannelNotRegistered / BadChannelId: rejected, the channel is gone
+///   (`.remove`: the agent makes a new one); the rest as above.
 public final class APNsSender: PushSender {
     public typealias TokenRejection = @Sendable (Push, PushOutcome.TokenAction, APNsReason) -> Void
 
@@ -49,13 +52,22 @@ public final class APNsSender: PushSender {
     /// Provider tokens made so far.
     public var providerTokenRenewals: Int { tokens.withLock { $0.renewals } }
 
+    /// `bearer <provider token>` for another of APNs' APIs made with the
+    /// same key (the channel management API, `APNsChannels`); nil when it
+    /// cannot be signed.
+    func authorization() -> String? { tokens.withLock { $0.authorization(at: clock.now()) } }
+
+    /// After a 403 ExpiredProviderToken from another API: a fresh token
+    /// (at most as often as the cache allows), or nil.
+    func renewedAuthorization() -> String? { tokens.withLock { $0.renewAfterExpiry(at: clock.now()) } }
+
     /// Stops the connection after letting pushes in flight finish (bounded).
     public func shutdown(grace: Double = 5) {
         client.shutdown(grace: grace)
     }
 
     public func send(_ push: Push) async -> PushOutcome {
-        await send(push, after: Attempts(apnsID: push.apnsID ?? Push.randomID()))
+        await send(push, after: Attempts(apnsID: push.apnsID ?? Push.randomID(), toChannel: push.tokenKind == .channel))
     }
 
     /// Starts every push and returns at once; `receiver` gets each one's
@@ -74,7 +86,8 @@ public final class APNsSender: PushSender {
             return
         }
         for tagged in pushes {
-            let attempts = Attempts(apnsID: tagged.push.apnsID ?? Push.randomID(), made: 1)
+            let attempts = Attempts(
+                apnsID: tagged.push.apnsID ?? Push.randomID(), made: 1, toChannel: tagged.push.tokenKind == .channel)
             let request = Self.request(for: tagged.push, apnsID: attempts.apnsID, authorization: authorization)
             client.send(request) { [self] result in
                 var attempts = attempts
@@ -101,6 +114,8 @@ public final class APNsSender: PushSender {
     struct Attempts {
         let apnsID: String
         var made = 0
+        /// A broadcast: its channel, not a token, is what APNs may refuse.
+        var toChannel = false
         var renewedForExpiry = false
         var lastProblem = GiveUpCause.connection("no attempt made")
     }
@@ -149,9 +164,15 @@ public final class APNsSender: PushSender {
             attempts.lastProblem = .connection(error.message)
             return .backOff
         }
-        if answer.status == 200 { return .done(.delivered(apnsID: answer.headers["apns-id"] ?? attempts.apnsID)) }
+        if answer.status == 200 {
+            // A broadcast's answer names the request (apns-request-id), a push's the notification (apns-id).
+            let id = answer.headers[attempts.toChannel ? "apns-request-id" : "apns-id"]
+            return .done(.delivered(apnsID: id ?? attempts.apnsID))
+        }
         let reason = Self.reason(in: answer.body, status: answer.status)
         switch answer.status {
+        case 400 where attempts.toChannel && (reason == .channelNotRegistered || reason == .badChannelID):
+            return .done(.rejected(status: 400, reason: reason, tokenAction: .remove))
         case 410:
             return .done(.rejected(status: 410, reason: reason, tokenAction: .remove))
         case 400 where reason.disablesToken:
@@ -186,6 +207,7 @@ public final class APNsSender: PushSender {
     /// request, Benchmarks/Sources/PathInstructions).
     /// `authorization`: `bearer <provider token>`.
     public static func request(for push: Push, apnsID: String, authorization: String) -> HTTP2Request {
+        if push.tokenKind == .channel { return broadcast(push, requestID: apnsID, authorization: authorization) }
         var headers = [
             // New in every request: never indexed (HTTP2Header says why).
             HTTP2Header("apns-id", apnsID, neverIndexed: true),
@@ -198,6 +220,29 @@ public final class APNsSender: PushSender {
         if let collapseID = push.collapseID { headers.append(HTTP2Header("apns-collapse-id", collapseID)) }
         return HTTP2Request(path: "/3/device/" + push.token, headers: headers, body: push.payload)
     }
+
+    /// A broadcast to a channel: `POST /4/broadcasts/apps/{bundle id}` on the
+    /// push host with `apns-channel-id` (Apple, "Sending broadcast push
+    /// notification requests to APNs"; parse-community/node-apn
+    /// lib/client.js `makePath('broadcasts')`, alexandercerutti/hapns
+    /// src/targets/broadcastchannel.ts). The bundle id is in the path, so no
+    /// `apns-topic`; the push's id goes as `apns-request-id`, which APNs
+    /// answers with. No `apns-collapse-id`: a channel keeps at most its
+    /// latest message anyway (message storage policy 1, `APNsChannels`).
+    static func broadcast(_ push: Push, requestID: String, authorization: String) -> HTTP2Request {
+        let bundleID = push.topic.hasSuffix(liveActivitySuffix) ? String(push.topic.dropLast(liveActivitySuffix.count)) : push.topic
+        let headers = [
+            HTTP2Header("apns-request-id", requestID, neverIndexed: true),
+            HTTP2Header("authorization", authorization),
+            HTTP2Header("apns-channel-id", push.token),
+            HTTP2Header("apns-push-type", push.kind.rawValue),
+            HTTP2Header("apns-priority", String(push.priority)),
+            HTTP2Header("apns-expiration", String(max(0, push.expiration.wholeSeconds))),
+        ]
+        return HTTP2Request(path: "/4/broadcasts/apps/" + bundleID, headers: headers, body: push.payload)
+    }
+
+    private static let liveActivitySuffix = ".push-type.liveactivity"
 
     /// Apple's reason from an error body ({"reason": "…"}), or the status as text.
     static func reason(in body: [UInt8], status: Int) -> APNsReason {

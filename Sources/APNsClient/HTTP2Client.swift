@@ -55,6 +55,8 @@ public final class HTTP2Client: @unchecked Sendable {
         /// Called on the client's thread when a silent connection was replaced,
         /// with the number of requests that were waiting on it.
         public var onConnectionReplaced: (@Sendable (Int) -> Void)?
+        /// The loop thread's name (at most 15 bytes on Linux).
+        public var threadName = "pb-apns"
         /// Looks a host name up (blocking; run beside the loop). Tests replace it.
         var resolve: AddressLookup.Resolve = SocketAddress.resolve
         public init(caFile: String? = nil) { self.caFile = caFile }
@@ -99,7 +101,7 @@ public final class HTTP2Client: @unchecked Sendable {
         lookup = AddressLookup(host: origin.host, port: origin.port, wake: wakeSignal, resolve: options.resolve)
         do {
             // The thread holds the client until its loop ends (`shutdown`).
-            thread = try NamedThread("pb-apns") { [self] in run() }
+            thread = try NamedThread(options.threadName) { [self] in run() }
         } catch {
             throw HTTP2TransportError(.setUp, "\(error)")
         }

@@ -1,5 +1,9 @@
-/// One HTTP/2 POST to make on the client's origin.
+/// One HTTP/2 request to make on the client's origin: a push's POST, or
+/// the channel management API's POST, GET or DELETE.
 public struct HTTP2Request: Sendable {
+    /// ":method": POST for a push; GET and DELETE for the channel
+    /// management API ("Sending channel management requests to APNs").
+    public var method: String
     /// The path and query, "/3/device/…".
     public var path: String
     /// Lower-case names (HTTP/2 requires it). The client adds ":method",
@@ -7,7 +11,8 @@ public struct HTTP2Request: Sendable {
     public var headers: [HTTP2Header]
     public var body: [UInt8]
 
-    public init(path: String, headers: [HTTP2Header], body: [UInt8]) {
+    public init(method: String = "POST", path: String, headers: [HTTP2Header], body: [UInt8]) {
+        self.method = method
         self.path = path
         self.headers = headers
         self.body = body

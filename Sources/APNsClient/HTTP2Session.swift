@@ -83,14 +83,20 @@ final class HTTP2Session {
         }
         let request = exchange.request
         var fields = HTTP2HeaderList()
-        fields.append(":method", "POST")
+        fields.append(":method", request.method)
         fields.append(":scheme", "https")
         fields.append(":authority", authority)
         fields.append(":path", request.path)
         for header in request.headers { fields.append(header.name, header.value, neverIndexed: header.neverIndexed) }
-        fields.append("content-length", String(request.body.count))
-        var provider = Self.bodyProvider
-        let id = fields.withList { list, count in nghttp2_submit_request(session, nil, list, count, &provider, nil) }
+        let id: Int32
+        if request.body.isEmpty, request.method != "POST" {
+            // A GET or DELETE: the headers end the stream.
+            id = fields.withList { list, count in nghttp2_submit_request(session, nil, list, count, nil, nil) }
+        } else {
+            fields.append("content-length", String(request.body.count))
+            var provider = Self.bodyProvider
+            id = fields.withList { list, count in nghttp2_submit_request(session, nil, list, count, &provider, nil) }
+        }
         guard id > 0 else {
             exchange.finish(.failure(HTTP2TransportError(.stream, "nghttp2: \(String(cString: nghttp2_strerror(id)))")))
             return

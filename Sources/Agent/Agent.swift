@@ -57,13 +57,21 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         public var takeSnapshot: (@Sendable (_ printer: String, _ now: EpochTime) async -> String?)?
         /// Seconds an alert waits for its picture at most.
         public var snapshotTimeout: Double
+        /// APNs' channel management API, for a broadcast channel per printer
+        /// (iOS 18 Live Activities); nil: every activity by its token (a dry run).
+        public var channels: (any ChannelManager)?
+        /// The APNs environment the channels are made in ("sandbox", "production").
+        public var channelEnvironment: String
 
         public init(
             releaseMemory: @escaping @Sendable () -> Void = {},
             publishPrinters: @escaping @Sendable ([PrinterSnapshot]) -> Void = { _ in },
             handled: @escaping @Sendable (AgentInput) -> Void = { _ in },
-            takeSnapshot: (@Sendable (String, EpochTime) async -> String?)? = nil, snapshotTimeout: Double = 3
+            takeSnapshot: (@Sendable (String, EpochTime) async -> String?)? = nil, snapshotTimeout: Double = 3,
+            channels: (any ChannelManager)? = nil, channelEnvironment: String = "sandbox"
         ) {
+            self.channels = channels
+            self.channelEnvironment = channelEnvironment
             self.releaseMemory = releaseMemory
             self.publishPrinters = publishPrinters
             self.handled = handled
@@ -115,7 +123,16 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             logger.warning(
                 "no devices registered (give --devices FILE, use the API or printbridge devices add); pushes have nowhere to go")
         }
-        let loop = AgentLoop(agent: self, start: start)
+        var channels: ChannelRunner?
+        if let manager = hooks.channels {
+            let environment = hooks.channelEnvironment
+            let stored = try await store.read { try $0.channels(environment: environment) }
+            channels = ChannelRunner(
+                manager: manager, environment: environment,
+                stored: ChannelKeeper(channels: stored.byPrinter, lastSeen: stored.lastSeen, deletions: stored.deletions),
+                store: store, inbox: inbox, logger: logger)
+        }
+        let loop = AgentLoop(agent: self, start: start, channels: channels)
         // What the store kept may be due with no news at all (alerts held
         // for quiet hours end in the morning, HA or not): wake for it.
         loop.scheduleWake(afterWake: false)

@@ -31,6 +31,8 @@ public enum AgentInput: Sendable {
     case testPush(deviceID: String, done: @Sendable (TestPushOutcome) -> Void)
     /// The app opened the alert with this `apns-id` (issue 53): it is not told again.
     case alertOpened(apnsID: String)
+    /// APNs' channel management API answered an operation (`ChannelRunner`).
+    case channel(ChannelKeeper.Operation, ChannelKeeper.Answer)
 }
 
 extension AgentInput {

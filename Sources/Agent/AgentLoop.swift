@@ -30,15 +30,21 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
     /// The wake-up asked for, and the task sleeping until it.
     private var wakeAt: EpochTime?
     private var wake: Task<Void, Never>?
+    /// Each printer's broadcast channel (nil: none are made).
+    private let channels: ChannelRunner?
+    /// How many printers the cache had when the channels last heard of them.
+    private var printersTold = 0
 
     private var logger: Logger { agent.logger }
     private var clock: any AgentClock { agent.clock }
 
-    init(agent: Agent<LinkEvents>, start: AgentStore.Start) {
+    init(agent: Agent<LinkEvents>, start: AgentStore.Start, channels: ChannelRunner? = nil) {
         self.agent = agent
+        self.channels = channels
         var planner = PushPlanner(configuration: agent.planner, restoring: start.printers)
         planner.watchingSince = start.watchingSince
         planner.heldAlerts = start.held
+        planner.channels = channels?.channels ?? [:]
         pipeline = PrinterPipeline(planner: planner, devices: start.devices, clock: agent.clock)
         let retry = agent.configuration.retryMaximum
         outbox = Outbox(firstRetryDelay: min(2, retry), maximumRetryDelay: retry)
@@ -50,6 +56,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
                         metadata: ["outbox.count": .stringConvertible(start.outbox.count)])
             carryOut(outbox.restore(start.outbox, now: clock.now()))
         }
+        channels?.startDue(now: clock.now())
     }
 
     func handle(_ input: AgentInput) async {
@@ -97,7 +104,34 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             guard let (output, language) = pipeline.testPush(to: deviceID) else { return done(.noPhone) }
             let queued = deliver(output)
             done(queued.first.map { .queued($0.push, language: language) } ?? .noPhone)
+        case .channel(let operation, let answer):
+            if channels?.finished(operation, answer, now: clock.now()) == true { useChannels() }
         }
+    }
+
+    /// The planner sends broadcasts to the channels as they are now.
+    private func useChannels() {
+        guard let channels else { return }
+        pipeline.setChannels(channels.channels)
+    }
+
+    /// The printers in an HA update, for their channels: a snapshot is
+    /// HA's whole list (a printer missing from it long enough is gone).
+    private func noteChannelPrinters(_ inputs: [PrinterInput]) {
+        guard let channels else { return }
+        let now = clock.now()
+        var changed = false
+        for input in inputs {
+            if case .snapshot(let matched) = input.kind {
+                changed = channels.saw(Set(matched.map(\.match.prefix)), complete: true, now: now) || changed
+            }
+        }
+        // A new printer (the cache never forgets one): no set made an event otherwise.
+        if pipeline.cache.printers.count != printersTold {
+            printersTold = pipeline.cache.printers.count
+            changed = channels.saw(Set(pipeline.cache.printers.keys), complete: false, now: now) || changed
+        }
+        if changed { useChannels() }
     }
 
     private func handle(_ event: LinkEvent) {
@@ -109,6 +143,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
                 deliver(pipeline.fireDue(upTo: clock.now()))
                 deliver(pipeline.handle(input))
             }
+            noteChannelPrinters(inputs)
             publishPrinters()
         case .bulkHandled:
             // The multi-MB snapshot or a huge message: its memory goes back
@@ -141,12 +176,13 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         deliver(pipeline.fireDue(upTo: now))
         publishPrinters()
         carryOut(outbox.due(at: now))
+        channels?.startDue(now: now)
     }
 
     /// Asks to be woken at the next deadline (an earlier one replaces the
     /// wake-up asked for; a later one waits for it, which then asks again).
     func scheduleWake(afterWake: Bool) {
-        let deadlines = draining ? [trimAt, graceEnd] : [pipeline.nextDue, outbox.nextDeadline, trimAt]
+        let deadlines = draining ? [trimAt, graceEnd] : [pipeline.nextDue, outbox.nextDeadline, trimAt, channels?.nextDeadline]
         guard var next = deadlines.compactMap({ $0 }).min() else { return }
         // A deadline already past right after the wake-up that handled it
         // would be a busy loop: never sooner than 50 ms after a wake-up.
@@ -309,7 +345,12 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             if agent.sender.deliveryKind == .apns { PushLog.outcome(entry.push, outcome, logger) }
         case .rejected(_, _, let action):
             PushLog.outcome(entry.push, outcome, logger)
-            if let action { stopUsing(token: entry.push.token, action) }
+            if action != nil, entry.push.tokenKind == .channel {
+                // The channel is gone: a new one is made; the activities on the old one hear no more.
+                if channels?.broadcastRefused(channel: entry.push.token, now: clock.now()) == true { useChannels() }
+            } else if let action {
+                stopUsing(token: entry.push.token, action)
+            }
         case .gaveUp(let cause, let attempts):
             var metadata = PushLog.metadata(entry.push)
             metadata["apns.reason"] = "\(cause)"

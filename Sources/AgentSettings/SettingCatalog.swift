@@ -58,6 +58,7 @@ public enum SettingCatalog {
         .init("APNS_PRODUCTION", .apns, "true for production APNs (false: sandbox)"),
         .init("APNS_BASE_URL", .apns, "APNs server override (tests)"),
         .init("APNS_CA_FILE", .apns, "CA for APNS_BASE_URL (tests)"),
+        .init("APNS_CHANNELS_BASE_URL", .apns, "APNs channel management server override (tests)"),
         .init("APNS_RETRY_MAX", .delivery, "seconds at most between retries of pushes APNs has not answered (30)"),
         .init("DRY_RUN", .delivery,
               "true: print the pushes instead of sending them (as --dry-run), e.g. before the APNs key exists"),

@@ -208,7 +208,8 @@ extension Settings {
         public let isConfigured: Bool
 
         init(_ reader: inout SettingReader) {
-            let names = ["APNS_TEAM_ID", "APNS_KEY_ID", "APNS_KEY_PATH", "APNS_BUNDLE_ID", "APNS_PRODUCTION", "APNS_BASE_URL", "APNS_CA_FILE"]
+            let names = ["APNS_TEAM_ID", "APNS_KEY_ID", "APNS_KEY_PATH", "APNS_BUNDLE_ID", "APNS_PRODUCTION", "APNS_BASE_URL", "APNS_CA_FILE",
+                         "APNS_CHANNELS_BASE_URL"]
             var given: [String: String] = [:]
             for name in names { given[name] = reader.text(name) }
             isConfigured = given.keys.contains { $0 != "APNS_BUNDLE_ID" }

@@ -46,8 +46,7 @@ static inline int pb_ssl_ctx_set_min_tls12(SSL_CTX *ctx) {
 }
 /* The server a client connection must reach: an IP address is checked
  * against the certificate's IP entries; a name is sent as SNI and checked
- * against its DNS names. (TLSEngine's TLSConnection, for the APNs client,
- * and the HA link's LinkTLS.) */
+ * against its DNS names. (TLSEngine's TLSConnection, for the APNs client.) */
 #include <arpa/inet.h>
 static inline void pb_ssl_expect_server(SSL *ssl, const char *host) {
     unsigned char address[16];

@@ -7,7 +7,8 @@ extension APIJSON {
     /// the settings PATCH takes, when it wants its alerts (`schedule`:
     /// `AlertSchedule`), its language, which tokens it has (each
     /// shortened: never a whole token), the printers its Live Activities
-    /// run for, and whether APNs refused its token.
+    /// run for (by token, and by the printer's broadcast channel), and
+    /// whether APNs refused its token.
     public static func device(_ device: Device) -> String {
         JSONText.object([
             ("id", JSONText.quoted(device.id)),
@@ -28,6 +29,7 @@ extension APIJSON {
                     ("printerPrefix", JSONText.quoted(prefix)), ("token", JSONText.quoted(TokenFormat.shortened(token))),
                 ])
             }.joined(separator: ",") + "]"),
+            ("activityChannels", "[" + device.channelPrinters.sorted().map(JSONText.quoted).joined(separator: ",") + "]"),
             ("disabled", device.isDisabled ? "true" : "false"),
         ])
     }

@@ -24,6 +24,9 @@ extension ControlAPI {
         Route(.post, "/api/devices/:deviceId/push-to-start-token", .token) { api, call in
             try api.pushToStart(call["deviceId"], call.request)
         },
+        Route(.post, "/api/devices/:deviceId/activity-channel", .token) { api, call in
+            try api.activityChannel(call["deviceId"], call.request)
+        },
         Route(.get, "/api/devices/:deviceId", .credential) { api, call in try api.device(call["deviceId"]) },
         Route(.delete, "/api/devices/:deviceId", .token) { api, call in try api.remove(call["deviceId"]) },
         Route(.post, "/api/devices/:deviceId/test-push", .credential, answersLater: { api, call, reply in
@@ -34,6 +37,7 @@ extension ControlAPI {
         Route(.post, "/api/config/apns/init", .token) { api, _ in api.apnsInit() },
         Route(.get, "/api/printers", .token) { api, _ in api.printerList() },
         Route(.get, "/api/printers/:prefix/history", .token) { api, call in try api.history(call["prefix"]) },
+        Route(.get, "/api/printers/:prefix/channel", .token) { api, call in try api.channel(call["prefix"]) },
         Route(.get, "/api/history", .token) { api, call in try api.historyPage(call.request) },
         Route(.get, "/api/statistics", .token) { api, call in try api.statistics(call.request) },
         Route(.post, "/api/printers/:prefix/actions/:action", .credential, answersLater: { api, call, reply in

@@ -160,7 +160,14 @@ public final class HTTPServer: @unchecked Sendable {
     public var wakeUps: Int { wakes.load(ordering: .relaxed) }
     private let wakes = Atomic(0)
 
-    private var connections: [Int32: Connection] = [:]
+    /// The connections open now (a test waits for the last to go before it
+    /// judges the wake-ups that follow).
+    public var openConnections: Int { open.load(ordering: .relaxed) }
+    private let open = Atomic(0)
+
+    private var connections: [Int32: Connection] = [:] {
+        didSet { open.store(connections.count, ordering: .relaxed) }
+    }
     /// One read buffer for every connection (server thread only).
     private var receiveBuffer = [UInt8](repeating: 0, count: 16 * 1024)
 

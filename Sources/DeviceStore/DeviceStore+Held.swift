@@ -2,7 +2,7 @@ import PrintBridgeCore
 
 /// The alerts held for phones in their quiet hours (issue 53,
 /// `PushPlanner.heldAlerts`), so a restart in the night still tells them in
-/// the morning: the table of migration 15, rewritten whole with the change
+/// the morning: the table of migration 16, rewritten whole with the change
 /// that altered them (a household's night holds a few rows). No reference to
 /// `devices`: a phone removed meanwhile is dropped by the planner at the end
 /// of its quiet hours, and a held alert never fails the commit it rides in.

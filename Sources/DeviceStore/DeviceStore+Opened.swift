@@ -1,6 +1,6 @@
 import PrintBridgeCore
 
-/// When a phone's user opened an alert (issue 53, migration 16).
+/// When a phone's user opened an alert (issue 53, migration 17).
 extension DeviceStore {
     public struct Opened: Hashable, Sendable {
         public var apnsID: String

@@ -53,6 +53,9 @@ extension DeviceStore {
                 try writeHistory(prints)
                 for end in endedActivities {
                     try database.query("DELETE FROM activities WHERE token = ?", [.text(end.token)])
+                    // An activity followed by channel ended: the phone follows it no more.
+                    try database.query("DELETE FROM channel_followers WHERE device_id = ? AND printer_prefix = ?",
+                                       [.text(end.deviceID), .text(end.prefix)])
                 }
                 for entry in enqueue {
                     let push = entry.push

@@ -2,7 +2,7 @@ import PrintBridgeCore
 
 /// Each phone's `AlertSchedule` (issue 53): quiet hours, its milestones,
 /// "minutes left" and the re-telling delay, in the `devices` table's
-/// columns of migration 14.
+/// columns of migration 15.
 extension DeviceStore {
     public typealias SchedulePatch = AlertSchedule.Patch
 

@@ -198,6 +198,9 @@ public final class DeviceStore: @unchecked Sendable {
                     devices[position].activityTokens[prefix] = row.text(2)
                 }
             }
+            for (device, prefixes) in try channelFollows() {
+                if let position = index[device] { devices[position].channelPrinters = prefixes }
+            }
             return devices
         }
     }
@@ -361,6 +364,9 @@ public final class DeviceStore: @unchecked Sendable {
                     try database.query("SELECT 1 FROM devices WHERE id = ?", [.text(deviceID)]) { _ in found = true }
                     guard found else { return false }
                     try database.query("DELETE FROM activities WHERE device_id = ? AND printer_prefix = ?",
+                                       [.text(deviceID), .text(printerPrefix)])
+                    // Never both for one activity: a token replaces following by channel.
+                    try database.query("DELETE FROM channel_followers WHERE device_id = ? AND printer_prefix = ?",
                                        [.text(deviceID), .text(printerPrefix)])
                 }
                 try database.query("DELETE FROM activities WHERE created_at <= ?", [.real(now - Self.activityLifetime)])

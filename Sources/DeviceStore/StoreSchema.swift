@@ -297,7 +297,33 @@ enum StoreSchema {
                                           ORDER BY ended_at - started_at DESC) AS rank
                 FROM print_stats) WHERE rank = 1;
         """,
-        // 14: when each phone wants its alerts (issue 53, `AlertSchedule`):
+        // 14: Live Activity broadcast channels (iOS 18, issue 52): each
+        // printer's channel as APNs made it, in the environment it was made
+        // in (a sandbox channel means nothing in production); channels to
+        // delete, kept until APNs has deleted them; the phones that follow a
+        // printer's activity by its channel instead of a token.
+        """
+        CREATE TABLE printer_channels (
+            printer_prefix TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            channel_id TEXT NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            last_seen REAL NOT NULL,
+            PRIMARY KEY (printer_prefix, environment)
+        );
+        CREATE TABLE channel_deletions (
+            channel_id TEXT PRIMARY KEY,
+            environment TEXT NOT NULL,
+            since REAL NOT NULL
+        );
+        CREATE TABLE channel_followers (
+            device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+            printer_prefix TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (device_id, printer_prefix)
+        );
+        """,
+        // 15: when each phone wants its alerts (issue 53, `AlertSchedule`):
         // quiet hours (minutes after local midnight, an IANA zone, whether
         // the time-sensitive break through), its milestones ("25,50,75";
         // NULL: the agent's), "minutes left" (NULL: off), minutes before an
@@ -311,7 +337,7 @@ enum StoreSchema {
         ALTER TABLE devices ADD COLUMN minutes_left INTEGER;
         ALTER TABLE devices ADD COLUMN retell_after INTEGER NOT NULL DEFAULT 15;
         """,
-        // 15: alerts held for phones in their quiet hours, told as one
+        // 16: alerts held for phones in their quiet hours, told as one
         // summary when they end (`PushPlanner.heldAlerts`).
         """
         CREATE TABLE held_alerts (
@@ -329,12 +355,12 @@ enum StoreSchema {
             release_at REAL NOT NULL
         );
         """,
-        // 16: when the phone's user opened an alert (the app says so), so a
+        // 17: when the phone's user opened an alert (the app says so), so a
         // failure nobody opened is told again.
         """
         ALTER TABLE notifications ADD COLUMN opened_at REAL;
         """,
-        // 17: the switch for "First Layer Done"; off for every phone.
+        // 18: the switch for "First Layer Done"; off for every phone.
         """
         ALTER TABLE devices ADD COLUMN on_first_layer INTEGER NOT NULL DEFAULT 0;
         """,

@@ -1,9 +1,11 @@
 import PrintBridgeCore
 
 /// The devices file of `replay --devices FILE`: a JSON array of
-/// `{"apnsToken", "printerPrefix"?, "printerName"?, "language"?, "settings"?, "activityTokens"?, "pushToStartToken"?}`,
-/// the same fields the HTTP API takes (`settings` the switches and the
-/// schedule's keys, `quietHours` and the rest, as the settings PATCH).
+/// `{"apnsToken", "printerPrefix"?, "printerName"?, "language"?, "settings"?, "activityTokens"?, "pushToStartToken"?,
+/// "activityChannels"?}`, the same fields the HTTP API takes (`settings` the switches and the schedule's keys,
+/// `quietHours` and the rest, as the settings PATCH). `activityChannels` lists the printers whose
+/// Live Activity the phone follows by the printer's broadcast channel (iOS 18; the API's
+/// `POST /api/devices/{deviceId}/activity-channel`) instead of a token; a printer in both is an error.
 public enum DevicesFile {
     public struct Error: Swift.Error, CustomStringConvertible {
         public var description: String
@@ -77,6 +79,15 @@ public enum DevicesFile {
                         throw Error(description: "\(place): activity token for \(prefix) is not a hex token")
                     }
                     device.activityTokens[prefix] = token.lowercased()
+                }
+            }
+            if let value = object["activityChannels"], value != .null {
+                guard let list = value.arrayValue, list.allSatisfy({ ($0.stringValue ?? "").isEmpty == false }) else {
+                    throw Error(description: "\(place): \"activityChannels\" must be a list of printer prefixes")
+                }
+                device.channelPrinters = Set(list.compactMap(\.stringValue))
+                if let both = device.channelPrinters.intersection(device.activityTokens.keys).sorted().first {
+                    throw Error(description: "\(place): \(both) is in both \"activityTokens\" and \"activityChannels\": an activity goes by one or the other")
                 }
             }
             if let value = object["pushToStartToken"], value != .null {

@@ -56,15 +56,17 @@ public struct ReplayRun: ~Copyable {
 
     public init(
         devices: [Device], planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
-        frameFilter: Bool = true, simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil,
+        simulatingAppOn simulatedApps: Set<String> = [], startingAt: EpochTime? = nil,
         speed: Double = 1, restoring remembered: [String: PrinterNotificationState] = [:]
     ) {
         precondition(speed > 0, "speed must be positive")
         clock = ManualClock()
         pipeline = PrinterPipeline(
             planner: PushPlanner(configuration: planner, restoring: remembered), devices: devices, clock: clock)
+        // Printers a phone follows by channel get one, as the agent makes them.
+        let channelPrinters = devices.reduce(into: Set<String>()) { $0.formUnion($1.channelPrinters) }
+        pipeline.setChannels(Dictionary(uniqueKeysWithValues: channelPrinters.map { ($0, Self.simulatedChannel(prefix: $0)) }))
         reader = HAFrameReader(matcher: matcher)
-        reader.usesFrameFilter = frameFilter
         self.simulatedApps = simulatedApps
         self.startingAt = startingAt
         self.speed = speed
@@ -73,11 +75,11 @@ public struct ReplayRun: ~Copyable {
     /// A replay as `printbridge replay` runs it without a devices file: the
     /// demo device, acting like the app.
     public static func demo(
-        planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(), frameFilter: Bool = true,
+        planner: PlannerConfiguration = .init(), matcher: EntityMatcher = EntityMatcher(),
         restoring remembered: [String: PrinterNotificationState] = [:]
     ) -> ReplayRun {
         ReplayRun(
-            devices: DevicesFile.demoDevices, planner: planner, matcher: matcher, frameFilter: frameFilter,
+            devices: DevicesFile.demoDevices, planner: planner, matcher: matcher,
             simulatingAppOn: Set(DevicesFile.demoDevices.map(\.id)), restoring: remembered)
     }
 
@@ -94,6 +96,32 @@ public struct ReplayRun: ~Copyable {
         let hex = String(hash, radix: 16)
         let word = String(repeating: "0", count: 16 - hex.count) + hex
         return "ac" + String(repeating: word, count: 5) + "ac"
+    }
+
+    /// The broadcast channel id replay gives a printer: base64 of 16 bytes,
+    /// as APNs' ids look, derived from the prefix (replay makes no channel).
+    static func simulatedChannel(prefix: String) -> String {
+        var hash: UInt64 = 14_695_981_039_346_656_037
+        var bytes: [UInt8] = []
+        for round in 0..<2 {
+            for byte in "\(prefix)#channel\(round)".utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 1_099_511_628_211
+            }
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: hash >> UInt64(shift))) }
+        }
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                text.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : "=")
+            }
+            index += 3
+        }
+        return text
     }
 
     /// Gives simulated apps an activity for every printer they lack one for.
@@ -137,13 +165,13 @@ public struct ReplayRun: ~Copyable {
         onDiagnostic: (Diagnostic) -> Void
     ) {
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-        let read: [HAMessage]?
+        let read: [HAMessage]
         do throws(HAMessageError) { read = try reader.messages(in: line) } catch {
             summary.badLines += 1
             onDiagnostic(Diagnostic(file: path, line: number, message: "skipped: \(error)"))
             return
         }
-        for message in read ?? [] {
+        for message in read {
             if let recorded = message.time {
                 var time = recorded
                 if let startingAt {

@@ -35,9 +35,11 @@ public final class HomeAssistantLink: @unchecked Sendable {
     public static let pauseBacklog = BackPressure.pauseAt
     public static let resumeBacklog = BackPressure.resumeAt
 
-    /// The most one read takes from the socket (libwebsockets' per-thread
-    /// buffer, resident from the start: LinkContext says why this size).
-    public static let readBufferBytes = 256 * 1024
+    /// The most one read takes from the socket: libwebsockets' per-thread
+    /// buffer at its default size (`pt_serv_buf_size` left at 0:
+    /// LWS_MAX_SOCKET_IO_BUF), resident from the start. LinkContext says why
+    /// the default.
+    public static let readBufferBytes = 4096
 
     private var session: HASession
     /// The libwebsockets context and what it needs (set last in `init`: it
@@ -45,45 +47,24 @@ public final class HomeAssistantLink: @unchecked Sendable {
     private var lws: LinkContext!
     private var wsi: OpaquePointer?
     private var outgoing: [[UInt8]] = []
+    /// A message's pieces as libwebsockets hands them over (a fragment, or
+    /// a frame larger than the protocol's rx buffer), until its last.
     private var incoming: [UInt8] = []
-    /// What `incoming` keeps of its capacity between frames: frames cut
-    /// across wslay's 4 KB buffer (half of a household flood's) are put
-    /// together without a new buffer each; a larger one (a snapshot) goes.
-    private static let keptAssemblyBytes = 64 * 1024
-    /// The time of the socket read whose frames are being handled, taken
-    /// once for them all (nil: not yet taken), and the events counted in it,
-    /// told to `eventStatistics` once the read is handled: a flood's read
-    /// holds a hundred frames, and two clock reads and a lock each were
-    /// ~8 % of the link thread's time (perf, ingest_benchmark.py).
-    private var readTime: EpochTime?
-    private var readEvents = 0
     private var closeRequested = false
     /// The WebSocket handshake completed on the current connection.
     private var isEstablished = false
-    /// A RAW connection (`LinkContext.connect`): the upgrade under way,
-    /// whether its request went out, then the frames.
-    private var upgrade: WebSocketUpgrade?
-    /// wss://: TLS over the RAW connection; a failure to set it up closes
-    /// the connection at its first writable callback.
-    private var tls: LinkTLS?
-    private var tlsFailed = false
-    private var upgradeRequestSent = false
-    private var framer: WebSocketFramer?
-    /// The server broke the WebSocket protocol: our close says so (1002).
-    private var framingFault = false
     private var lastDisconnectCause = DisconnectCause.closed
     private let control = Mutex(Control())
     private var serviceThread: NamedThread?
-    /// Monotonic: the session's intervals.
-    private let clock: any EpochClock
+    /// Monotonic: the session's intervals and the GETs' deadlines.
+    let clock: any EpochClock
     /// The session's next deadline (a libwebsockets timer).
     private var sessionTimer: LinkTimer!
     private var scheduledDeadline: EpochTime?
     private let backlog = Mutex(BackPressure())
     private let tapsFrames: Bool
-    /// The one frame path: splits frames into messages, drops household
-    /// events before they cost a parse, a copy or a task hop, and matches
-    /// printer entities with the registry seen on this connection.
+    /// The one frame path: splits frames into messages and matches printer
+    /// entities with the registry seen on this connection.
     private var reader: HAFrameReader
     /// The largest message accepted; a bigger one closes the connection.
     private let maximumMessageBytes: Int
@@ -308,15 +289,20 @@ public final class HomeAssistantLink: @unchecked Sendable {
         do { serviceThread = try NamedThread("pb-ha-link") { [self] in serve() } } catch { throw .thread(error) }
     }
 
-    /// Why OpenSSL cannot load `path` as trusted certificates, as the link
-    /// (`LinkTLS`) and libwebsockets (its GETs) will try to
-    /// (`SSL_CTX_load_verify_locations`), or nil.
+    /// Why OpenSSL cannot load `path` as trusted certificates, as
+    /// libwebsockets will try to (`SSL_CTX_load_verify_locations`; it would
+    /// only log the failure), or nil.
     static func unloadable(_ path: String) -> String? {
         guard let context = SSL_CTX_new(TLS_client_method()) else { return "OpenSSL could not be set up" }
         defer { SSL_CTX_free(context) }
         ERR_clear_error()
         guard SSL_CTX_load_verify_locations(context, path, nil) != 1 else { return nil }
-        return LinkTLS.queuedError(orElse: "not a PEM certificate")
+        let code = ERR_get_error()
+        ERR_clear_error()
+        guard code != 0 else { return "not a PEM certificate" }
+        var text = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &text, text.count)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Closes the connection and ends `events`. Safe from any thread.
@@ -466,7 +452,6 @@ public final class HomeAssistantLink: @unchecked Sendable {
         closeRequested = false
         outgoing.removeAll()
         incoming.removeAll()
-        resetFraming()
         lastDisconnectCause = .connectFailed("connection failed")
         wsi = lws.connect()
         if wsi == nil { disconnected(.connectFailed("cannot connect to \(endpoint)")) }
@@ -486,7 +471,6 @@ public final class HomeAssistantLink: @unchecked Sendable {
         isEstablished = false
         outgoing.removeAll()
         incoming.removeAll()
-        resetFraming()
         yield(.disconnected(cause))
         guard !stopping else { return }
         run(session.disconnected(at: clock.now(), random: Double.random(in: 0...1)))
@@ -495,9 +479,8 @@ public final class HomeAssistantLink: @unchecked Sendable {
     func received(_ bytes: UnsafeRawBufferPointer, final: Bool) {
         guard !closeRequested else { return }
         if final && incoming.isEmpty {
-            // The common case, a whole frame in one piece: looked at where lws
-            // put it, and copied only if it is kept (most are household
-            // events, dropped here).
+            // The common case, a whole frame in one piece: read where lws put
+            // it, copied only to be recorded.
             handle(frame: bytes, kept: nil)
             return
         }
@@ -508,40 +491,25 @@ public final class HomeAssistantLink: @unchecked Sendable {
             return
         }
         guard final else { return }
-        var frame = incoming
-        incoming = []
-        frame.withUnsafeBytes { handle(frame: $0, kept: tapsFrames ? frame : nil) }
-        // Handling may have reset the link (and `incoming` with it): only an
-        // empty buffer takes the frame's back.
-        if incoming.isEmpty && frame.capacity <= Self.keptAssemblyBytes {
-            frame.removeAll(keepingCapacity: true)
-            incoming = frame
-        }
+        let frame = incoming
+        incoming = []  // the frame takes the buffer; no new one of its capacity
+        frame.withUnsafeBytes { handle(frame: $0, kept: frame) }
     }
 
     /// One whole frame; `kept` is the same bytes as an array when there is one.
     /// Every message of it goes to the session, in order, and what it means
     /// to the printers to the consumer.
     private func handle(frame bytes: UnsafeRawBufferPointer, kept: [UInt8]?) {
-        let now = readTime ?? clock.now()
-        readTime = now
+        let now = clock.now()
         if tapsFrames { yield(.received(kept ?? Array(bytes))) }
-        let messages: [HAMessage]?
-        let skippedBefore = reader.statistics.filteredEvents
+        let messages: [HAMessage]
         do throws(HAMessageError) {
             messages = try reader.messages(in: bytes)
         } catch {
             yield(.notice(.requestFailed(id: -1, code: "bad_message", message: "\(error)")))
             return
         }
-        let skipped = reader.statistics.filteredEvents - skippedBefore
         let bulk = bytes.count >= 1 << 20
-        if skipped > 0 { session.receivedUnparsedEvent(at: now) }
-        guard let messages else {
-            countEvents(skipped)
-            if bulk { yield(.bulkHandled) }
-            return
-        }
         var inputs: [PrinterInput] = []
         var commands: [HASession.Command] = []
         var events = 0
@@ -558,7 +526,7 @@ public final class HomeAssistantLink: @unchecked Sendable {
         }
         // The registry the reader just read says which entities to watch.
         if session.wantsEntityList { commands += session.watch(reader.matcher.watchedEntityIDs, at: now) }
-        if events + skipped > 0 { countEvents(events + skipped) }
+        if events > 0 { countEvents(events) }
         if results {
             let found = reader.matcher.buttons
             buttons.withLock { $0 = found }
@@ -578,185 +546,62 @@ public final class HomeAssistantLink: @unchecked Sendable {
         if results || bulk { yield(.bulkHandled) }
     }
 
+    /// The time of the last event is wall time: a person reads it (metrics, status page).
     private func countEvents(_ count: Int) {
-        readEvents += count
+        let now = SystemClock().now()
+        eventFrames.withLock { $0 = ($0.count + count, now.seconds) }
     }
 
-    /// The read's events, told once it is handled. The time of the last
-    /// event is wall time: a person reads it (metrics, status page).
-    private func tellReadEvents() {
-        readTime = nil
-        guard readEvents > 0 else { return }
-        let count = readEvents, now = SystemClock().now()
-        readEvents = 0
-        eventFrames.withLock { $0 = ($0.count + count, now.seconds) }
+    /// Writes one queued text, or closes (with our close frame's code);
+    /// returns false to close the connection.
+    func writable(_ connection: OpaquePointer?) -> Bool {
+        if closeRequested {
+            // RFC 6455 §7.4.1; libwebsockets sends the close frame.
+            lws_close_reason(connection, closeStatus, nil, 0)
+            return false
+        }
+        guard !outgoing.isEmpty else { return true }
+        let text = outgoing.removeFirst()
+        let pre = pb_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre + text.count)
+        buffer.replaceSubrange(pre..<(pre + text.count), with: text)
+        let written = buffer.withUnsafeMutableBufferPointer { pointer in
+            lws_write(connection, pointer.baseAddress! + pre, text.count, LWS_WRITE_TEXT)
+        }
+        guard written >= text.count else { return false }
+        if !outgoing.isEmpty { lws_callback_on_writable(connection) }
+        return true
+    }
+
+    /// Why our close frame closes.
+    private var closeStatus: lws_close_status {
+        switch lastDisconnectCause {
+        case .shuttingDown: return LWS_CLOSE_STATUS_GOINGAWAY
+        case .messageTooLarge: return LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE
+        default: return LWS_CLOSE_STATUS_NORMAL
+        }
     }
 
     func closed() {
         disconnected(closeRequested ? lastDisconnectCause : .closed)
     }
 
-    // MARK: - ws:// and wss:// over libwebsockets' RAW role
-
-    /// Seconds HA has to answer the upgrade: what libwebsockets' WebSocket
-    /// client allows a server (its context's timeout_secs, left at
-    /// AWAITING_TIMEOUT, 20 s).
+    /// Seconds HA has to answer the WebSocket upgrade once it is sent (a
+    /// Home Assistant still starting on a small machine may be slow).
     static let upgradeTimeout: Int32 = 20
 
-    private func resetFraming() {
-        upgrade = nil
-        upgradeRequestSent = false
-        framer = nil
-        framingFault = false
-        tls = nil
-        tlsFailed = false
-    }
-
-    /// The TCP connection is up: for wss:// the TLS handshake starts, and
-    /// the upgrade request goes out when the connection is writable (and
-    /// TLS is up).
-    func rawConnected(_ connection: OpaquePointer?) {
-        wsi = connection
-        upgrade = WebSocketUpgrade()
-        upgradeRequestSent = false
-        lastDisconnectCause = .connectFailed(
-            "Home Assistant closed the connection, or did not answer within \(Self.upgradeTimeout) s, during the "
-                + (endpoint.secure ? "TLS handshake or the " : "") + "WebSocket upgrade")
-        if endpoint.secure {
-            do throws(LinkTLS.Failure) {
-                let tls = try LinkTLS(host: endpoint.host, caFile: caFile)
-                try tls.start()
-                self.tls = tls
-            } catch {
-                lastDisconnectCause = .connectFailed(error.message)
-                tlsFailed = true
-            }
-        }
-        lws_set_timeout(connection, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE, Self.upgradeTimeout)
-        lws_callback_on_writable(connection)
-    }
-
-    /// Bytes from HA (decrypted first for wss://): the upgrade's answer,
-    /// then frames (maybe both in one piece). Returns false to close the
-    /// connection at once.
-    func rawReceived(_ connection: OpaquePointer?, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let tls else { return plainReceived(connection, bytes) }
-        let plaintext: [UInt8]
-        do throws(LinkTLS.Failure) {
-            plaintext = try tls.receive(bytes)
-        } catch {
-            lastDisconnectCause = .connectFailed(error.message)
-            return false
-        }
-        // The handshake's next flight, or the upgrade once TLS is up.
-        if tls.hasOutgoing || (tls.handshakeDone && upgrade != nil && !upgradeRequestSent) {
-            lws_callback_on_writable(connection)
-        }
-        return plaintext.isEmpty || plaintext.withUnsafeBytes { plainReceived(connection, $0) }
-    }
-
-    private func plainReceived(_ connection: OpaquePointer?, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var frameBytes = bytes
-        if upgrade != nil {
-            switch upgrade!.receive(bytes) {
-            case .needMore:
-                return true
-            case .failed(let reason):
-                upgrade = nil
-                lastDisconnectCause = .connectFailed(reason)
-                return false
-            case .upgraded(let start):
-                upgrade = nil
-                lws_set_timeout(connection, NO_PENDING_TIMEOUT, 0)
-                framer = WebSocketFramer(maximumMessageBytes: maximumMessageBytes)
-                established(connection)
-                frameBytes = UnsafeRawBufferPointer(rebasing: bytes[start...])
-            }
-        }
-        // Nothing may come before the answer to a request not yet sent.
-        guard let framer else { return false }
-        defer { tellReadEvents() }
-        switch framer.receive(frameBytes, deliver: { piece, final in received(piece, final: final) }) {
-        case .open:
-            break
-        case .closed:
-            close(because: .closed)
-        case .protocolError(let reason):
-            framingFault = true
-            close(because: .protocolEnded("Home Assistant broke the WebSocket protocol: \(reason)"))
-        case .messageTooLarge:
-            close(because: .messageTooLarge(limitMiB: maximumMessageBytes >> 20))
-        }
-        if !framer.pending.isEmpty { lws_callback_on_writable(connection) }
-        return true
-    }
-
-    /// Writes the upgrade request, or the waiting control frames and one
-    /// queued text as one write (libwebsockets wants one `lws_write` per
-    /// writable callback); returns false to close the connection.
-    func rawWritable(_ connection: OpaquePointer?) -> Bool {
-        if tlsFailed { return false }
-        if let tls, !tls.handshakeDone {
-            let flight = tls.takeOutgoing()
-            return flight.isEmpty || writeWire(connection, flight)
-        }
-        if let upgrade, !upgradeRequestSent {
-            upgradeRequestSent = true
-            let request = upgrade.request(host: endpoint.host, port: endpoint.port, secure: endpoint.secure, path: endpoint.path)
-            return writeRaw(connection, request)
-        }
-        // Waiting for the answer: nothing else goes out before it (but TLS's own).
-        guard let framer else { return writeRaw(connection, []) && !closeRequested }
-        var bytes = framer.takePending()
-        if closeRequested {
-            bytes += framer.closeFrame(closeCode)
-            if !bytes.isEmpty { _ = writeRaw(connection, bytes) }
-            return false
-        }
-        if !outgoing.isEmpty { bytes += framer.textFrame(outgoing.removeFirst()) }
-        guard writeRaw(connection, bytes) else { return false }
-        if !outgoing.isEmpty { lws_callback_on_writable(connection) }
-        return true
-    }
-
-    /// Why our close frame closes (RFC 6455 §7.4.1).
-    private var closeCode: WebSocketFramer.CloseCode {
-        switch lastDisconnectCause {
-        case .shuttingDown: return .goingAway
-        case .messageTooLarge: return .tooBig
-        default: return framingFault ? .protocolError : .normal
-        }
-    }
-
-    /// Writes `bytes` (for wss://, encrypted, with whatever TLS had waiting);
-    /// false when the connection is to close.
-    private func writeRaw(_ connection: OpaquePointer?, _ bytes: [UInt8]) -> Bool {
-        guard let tls else { return bytes.isEmpty || writeWire(connection, bytes) }
-        do throws(LinkTLS.Failure) {
-            try tls.send(bytes)
-        } catch {
-            lastDisconnectCause = .connectFailed(error.message)
-            return false
-        }
-        let ciphertext = tls.takeOutgoing()
-        return ciphertext.isEmpty || writeWire(connection, ciphertext)
-    }
-
-    /// One `lws_write` of bytes as they go on the wire.
-    private func writeWire(_ connection: OpaquePointer?, _ bytes: [UInt8]) -> Bool {
-        let pre = pb_lws_pre()
-        var buffer = [UInt8](repeating: 0, count: pre + bytes.count)
-        buffer.replaceSubrange(pre..<(pre + bytes.count), with: bytes)
-        let written = buffer.withUnsafeMutableBufferPointer { pointer in
-            lws_write(connection, pointer.baseAddress! + pre, bytes.count, pb_lws_write_raw())
-        }
-        return written >= bytes.count
-    }
-
-    /// The RAW connection ended: before the upgrade was through, it is a
-    /// failed connect (with the upgrade's failure when there was one).
-    func rawClosed() {
-        guard isEstablished else { return disconnected(lastDisconnectCause) }
+    /// libwebsockets freed `connection`; if the link still holds it, nothing
+    /// said it ended (a timed-out upgrade): it failed to connect.
+    func destroyed(_ connection: OpaquePointer?) {
+        guard connection == wsi else { return }
+        guard isEstablished else { return disconnected(.connectFailed(connectFailure("closed before established", status: 0))) }
         closed()
+    }
+
+    /// The upgrade request went out on `connection` (the link's thread):
+    /// HA has `upgradeTimeout` to answer, rather than libwebsockets' 5 s.
+    func upgradeRequestSent(_ connection: OpaquePointer?) {
+        guard connection == wsi, !isEstablished else { return }
+        lws_set_timeout(connection, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE, Self.upgradeTimeout)
     }
 }

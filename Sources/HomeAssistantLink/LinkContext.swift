@@ -17,7 +17,6 @@ final class LinkContext {
     private let path: UnsafeMutablePointer<CChar>
     private let caFile: UnsafeMutablePointer<CChar>?
     private let get = strdup("GET")!
-    private let raw = strdup("RAW")!
     private let http11 = strdup("http/1.1")!
     private let endpoint: HAEndpoint
 
@@ -48,18 +47,16 @@ final class LinkContext {
         // Docker's default limit of 1,048,576. This context holds one
         // connection and its wake-up pipe; a small table costs nothing.
         info.fd_limit_per_thread = 16
-        // libwebsockets reads at most this much per wake-up (4 KB by
-        // default). A busy HA's burst of a hundred household events is ~35 KB:
-        // read in one go, it costs one pass through the link's loop and one
-        // coalescing pause instead of nine (2,000 events/s: ~575 -> ~200
-        // context switches/s, about a quarter less CPU). In a flood, reads of
-        // 256 KB rather than 32 KB take a fifth of the agent's CPU an event
-        // off (1.56 -> 1.21 µs; 128 KB: 1.32, 512 KB: 1.23;
-        // scripts/bench/ingest_benchmark.py): fewer passes, system calls and
-        // window updates. The buffer is resident from the context's start:
-        // 0.22 MiB more RssAnon than 32 KB (daemon_benchmark.py: idle 2.97 ->
-        // 3.15 MiB; LinkFootprint counts it).
-        info.pt_serv_buf_size = UInt32(HomeAssistantLink.readBufferBytes)
+        // libwebsockets reads at most 4 KB a wake-up (pt_serv_buf_size left
+        // at its default, HomeAssistantLink.readBufferBytes): the link gets
+        // only the printers' entities (a few frames a second while printing),
+        // and a 5 MB snapshot is read in its 4 KB reads (DaemonProtocolTests).
+        // Larger reads (32 and 256 KB) paid off only for thousands of
+        // household events a second, and were resident from the start.
+        // The CA file is loaded beside the system's CA store
+        // (LWS_SSL_CLIENT_USE_OS_CA_CERTS in Debian's build:
+        // lib/tls/openssl/openssl-client.c, SSL_CTX_set_default_verify_paths,
+        // then SSL_CTX_load_verify_locations of it).
         info.client_ssl_ca_filepath = self.caFile.map { UnsafePointer($0) }
         lws_set_log_level(getenv("PRINTBRIDGE_LWS_LOG") != nil ? 0x7F : LLL_ERR, nil)
         info.user = owner
@@ -69,20 +66,14 @@ final class LinkContext {
     deinit {
         if let context { lws_context_destroy(context) }
         protocols.deallocate()
-        for string in [name, host, path, get, raw, http11] { free(string) }
+        for string in [name, host, path, get, http11] { free(string) }
         if let caFile { free(caFile) }
     }
 
-    /// Starts a client connection to the endpoint (nil: failed at once).
-    ///
-    /// A RAW (plain TCP) connection on which the link does the WebSocket
-    /// upgrade and framing itself (`WebSocketUpgrade`, `WebSocketFramer`):
-    /// libwebsockets 4.1.6's WebSocket client reads every byte through a
-    /// per-byte state machine. For wss:// the link also does the TLS, over
-    /// memory BIOs (`LinkTLS`): 4.1.6's RAW client cannot
-    /// (lib/core-net/connect.c, lws_client_connect_via_info, lines 343–371:
-    /// with LCCSCF_USE_SSL it starts TLS before the socket exists, as Debian
-    /// builds it without LWS_WITH_SYS_ASYNC_DNS, and the connect fails).
+    /// Starts the WebSocket connection to the endpoint (nil: failed at
+    /// once): libwebsockets' own ws/wss client does the upgrade (RFC 6455
+    /// §4.1), the framing (answering pings, the close handshake) and, for
+    /// wss://, TLS with the context's CA settings.
     func connect() -> OpaquePointer? {
         var info = lws_client_connect_info()
         info.context = context
@@ -91,9 +82,8 @@ final class LinkContext {
         info.origin = UnsafePointer(host)
         info.path = UnsafePointer(path)
         info.port = Int32(endpoint.port)
-        info.ssl_connection = 0  // wss://: TLS is the link's (LinkTLS)
+        info.ssl_connection = endpoint.secure ? Int32(LCCSCF_USE_SSL.rawValue) : 0
         info.ietf_version_or_minus_one = -1
-        info.method = UnsafePointer(raw)
         info.local_protocol_name = UnsafePointer(name)
         // No `pwsi`: libwebsockets would keep that address and write through
         // it when a connection in its handshake is dropped, long after a

@@ -81,7 +81,20 @@ func fetchCallback(
             lws_add_http_header_by_token(
                 wsi, WSI_TOKEN_HTTP_AUTHORIZATION, text.baseAddress, Int32(text.count), position, start + length)
         }
-        return added == 0 ? 0 : -1
+        guard added == 0 else { return -1 }
+        // The request goes out once this returns, and libwebsockets then gives
+        // HA its context's timeout_secs (5 s in 4.1.6, lib/core/context.c) to
+        // answer (client-http.c, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE),
+        // closing the connection after that as if HA had. A camera may take
+        // longer than that (SNAPSHOT_TIMEOUT: up to 10 s), so the fetch's own
+        // deadline must decide: the timer fires in the loop's next pass,
+        // after the request went, and moves libwebsockets' time past the
+        // deadline. (The context's timeout_secs stays: it is also the link's
+        // wait for each TCP connect.)
+        lws_set_timer_usecs(wsi, 0)
+    case LWS_CALLBACK_TIMER:
+        let left = fetch.deadline - link.clock.now()
+        lws_set_timeout(wsi, PENDING_TIMEOUT_AWAITING_SERVER_RESPONSE, Int32(max(0, left).rounded(.up)) + 1)
     case LWS_CALLBACK_ESTABLISHED_CLIENT_HTTP:
         fetch.status = Int(lws_http_client_http_response(wsi))
         var text = [CChar](repeating: 0, count: 128)

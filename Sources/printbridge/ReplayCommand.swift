@@ -66,9 +66,6 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("state-dir"), help: "Remember what was notified in this directory's device store, as run does: a later replay continues where this one stopped.")
     var stateDirectory: String?
 
-    @Flag(name: .customLong("no-frame-filter"), help: .hidden)
-    var noFrameFilter = false
-
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
         case json, text
     }
@@ -111,11 +108,10 @@ struct ReplayCommand: AsyncParsableCommand {
             if let devices {
                 ReplayRun(
                     devices: try loadDevices(path: devices), planner: configuration, matcher: settings.matcher,
-                    frameFilter: !noFrameFilter,
                     startingAt: send ? SystemClock().now() : nil, speed: speed ?? 1, restoring: remembered)
             } else {
                 ReplayRun.demo(
-                    planner: configuration, matcher: settings.matcher, frameFilter: !noFrameFilter, restoring: remembered)
+                    planner: configuration, matcher: settings.matcher, restoring: remembered)
             }
         var output = LineWriter.standardOutput()
         var toSend: [Push] = []
@@ -196,10 +192,9 @@ struct ReplayCommand: AsyncParsableCommand {
     private func printStatistics(_ summary: ReplayRun.Summary, elapsed: Double) {
         let stats = summary.reading
         let rate = elapsed > 0 ? Double(summary.lines) / elapsed : 0
-        let parsed = stats.frames - stats.filteredFrames
         StandardStreams.err(
             "replay: \(summary.lines) lines in \(formatted(elapsed, digits: 3)) s (\(Int(rate)) messages/s); "
-                + "\(stats.filteredFrames) skipped unparsed, \(parsed) parsed, \(summary.badLines) bad; "
+                + "\(stats.frames) parsed, \(summary.badLines) bad; "
                 + "\(stats.matchedUpdates) printer entity updates, \(summary.pushes) pushes; "
                 + "peak RSS \(formatted(Double(StandardStreams.peakRSSBytes()) / 1_048_576, digits: 1)) MiB")
     }

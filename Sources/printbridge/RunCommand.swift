@@ -70,6 +70,10 @@ struct RunCommand: AsyncParsableCommand {
                            metadata: ["apns.waiting": .stringConvertible(waiting)])
         }
         let sender: any PushSender = apns ?? DryRunSender(logger: logger)
+        // A broadcast channel per printer for iOS 18 Live Activities, with the sender's key (issue 52).
+        let channels = try apns.map { sender throws in
+            do { return try APNsChannels(sender: sender) } catch { throw RunPart.failure(RunPart.Failure(part: .apns, error: error), store: "") }
+        }
         let planner = settings.planner
         var agentConfiguration = Agent<LinkEvents>.Configuration(endpoint: endpoint)
         agentConfiguration.retryMaximum = settings.delivery.retryMaximum
@@ -110,7 +114,8 @@ struct RunCommand: AsyncParsableCommand {
             hooks: .init(
                 releaseMemory: { FreedMemory.release() }, publishPrinters: { list in printers.withLock { $0 = list } },
                 takeSnapshot: takeSnapshot,
-                snapshotTimeout: settings.delivery.snapshotTimeout))
+                snapshotTimeout: settings.delivery.snapshotTimeout, channels: channels,
+                channelEnvironment: apns?.configuration.environment.rawValue ?? "sandbox"))
         let server = try APISetup.server(
             settings: settings, store: deviceStore,
             apns: .init(configured: apns != nil, bundleID: planner.bundleID, production: apns?.configuration.environment == .production),
@@ -138,8 +143,10 @@ struct RunCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch {
+            await channels?.shutdown()
             throw RunPart.failure(error, store: deviceStore.path)
         }
+        await channels?.shutdown()
     }
 
     /// Starts the link's threads, or exits 71 with the system's reason (78
@@ -163,6 +170,9 @@ struct RunCommand: AsyncParsableCommand {
                 _ = try store.setActivityToken(token, printerPrefix: prefix, deviceID: id)
             }
             if let token = device.pushToStartToken { _ = try store.setPushToStartToken(token, deviceID: id) }
+            for prefix in device.channelPrinters.sorted() {
+                _ = try store.followByChannel(deviceID: id, printerPrefix: prefix)
+            }
         }
     }
 }

@@ -166,7 +166,7 @@ final class LogRecorder: LogHandler, @unchecked Sendable {
 
 /// Inputs the agent has handled, for a test to wait on without sleeping.
 final class HandledInputs: Sendable {
-    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot, testPush, stored, alertOpened }
+    enum Kind: Sendable, Equatable { case link, linkEnded, devicesChanged, settings, answered, deadline, snapshot, testPush, stored, alertOpened, channel }
 
     private struct Waiter {
         let id: Int
@@ -191,6 +191,7 @@ final class HandledInputs: Sendable {
         case .testPush: kind = .testPush
         case .stored: kind = .stored
         case .alertOpened: kind = .alertOpened
+        case .channel: kind = .channel
         }
         let met = state.withLock { state -> [Waiter] in
             state.kinds.append(kind)
@@ -273,7 +274,7 @@ final class AgentHarness: Sendable {
 
     init(
         sender: RecordingSender = RecordingSender(), planner: PlannerConfiguration = .init(), phones: [String] = [phone],
-        directory: String? = nil, notificationRetention: Double = 30 * 86400
+        directory: String? = nil, notificationRetention: Double = 30 * 86400, channels: (any ChannelManager)? = nil
     ) throws {
         self.sender = sender
         ownsDirectory = directory == nil
@@ -296,7 +297,7 @@ final class AgentHarness: Sendable {
             hooks: .init(
                 releaseMemory: { calls.trims.withLock { $0 += 1 } },
                 publishPrinters: { list in calls.published.withLock { $0 = list } },
-                handled: { handled.record($0) }))
+                handled: { handled.record($0) }, channels: channels))
     }
 
     /// A second agent on the first one's store (a restart), its clock a minute on.

@@ -293,6 +293,7 @@ import Testing
             "GET /api/printers", "GET /api/printers/{prefix}/history", "GET /api/history", "GET /api/statistics", "POST /api/printers/{prefix}/actions/{action}",
             "GET /api/notifications", "GET /api/snapshots/{name}", "GET /", "POST /api/pair",
             "DELETE /api/devices/{deviceId}/credential", "POST /pairing-code", "POST /devices/{deviceId}/revoke",
+            "GET /api/printers/{prefix}/channel", "POST /api/devices/{deviceId}/activity-channel",
             "POST /api/devices/{deviceId}/notifications/{notificationId}/opened",
         ]
         #expect(documented == served)

@@ -1,6 +1,7 @@
 @testable import ControlAPI
 import PrintBridgeCore
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -29,9 +30,10 @@ import Glibc
         #expect(Socket.send(socket, Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
         let answer = String(decoding: try Socket.readToEnd(socket), as: UTF8.self)
         #expect(answer.hasPrefix("HTTP/1.1 200"))
-        usleep(400_000)  // past the linger: the server has let the connection go
+        // Past the linger the server lets the connection go by itself
+        // (however late a busy machine lets it); after that nothing wakes it.
+        #expect(waitUntil(upTo: 10) { server.openConnections == 0 }, "the server still holds the connection")
         close(socket)
-        usleep(100_000)
         let settled = server.wakeUps
         #expect(settled > 0 && settled < 20, "\(settled) wake-ups for one request")
         usleep(1_200_000)

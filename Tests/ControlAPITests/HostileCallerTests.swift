@@ -82,7 +82,7 @@ import Testing
             "DELETE /api/devices/:deviceId", "DELETE /api/devices/:deviceId/credential", "GET /api/notifications",
             "POST /api/devices/:deviceId/notifications/:notificationId/opened",
             "GET /api/devices/:deviceId", "POST /api/devices/:deviceId/test-push",
-            "POST /devices/:deviceId/revoke",
+            "POST /devices/:deviceId/revoke", "POST /api/devices/:deviceId/activity-channel",
         ])
     }
 

@@ -288,10 +288,19 @@ import Testing
         let ha = try MockHA(events: "bambu-full-print.jsonl")
         let agent = try Agent(port: ha.port, devices: try Self.devicesFile())
         #expect(agent.wait(upTo: 30) { agent.alerts.contains("ab complete") })
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.process.pid)/task")) ?? []
-        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/\(agent.process.pid)/task/\($0)/comm", encoding: .utf8) }
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        // --dry-run: no APNs client. The WAL's sync starts at the first commit, which the alerts made.
+        func threadNames() -> [String] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.process.pid)/task")) ?? []
+            return tasks.compactMap { try? String(contentsOfFile: "/proc/\(agent.process.pid)/task/\($0)/comm", encoding: .utf8) }
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        }
+        // --dry-run: no APNs client. The WAL's sync starts at the first
+        // commit, which the alerts made; the push's log line may come before
+        // the store's thread has committed (and started it), so wait for it.
+        var names = threadNames()
+        agent.wait(upTo: 30) {
+            names = threadNames()
+            return names.contains("pb-wal-sync")
+        }
         #expect(Set(names.filter { $0.hasPrefix("pb-") }) == ["pb-ha-link", "pb-api", "pb-store", "pb-wal-sync"], "\(names)")
         #expect(names.filter { $0 == "printbridge" }.count == 1, "\(names)")
         let dispatch = names.filter { $0 != "printbridge" && !$0.hasPrefix("pb-") }

@@ -223,11 +223,14 @@ import Glibc
 
         var activities: [String: String] = [:]  // activity token -> printer
         /// A fresh Live Activity on the phone for a printer, as the app registers it.
-        func startActivity(_ printer: String) async throws -> String {
+        /// `deviceID`: the phone's, as the app sends it (PrintBridge's
+        /// extension): then the activity is known to be that phone's.
+        func startActivity(_ printer: String, deviceID: String? = nil) async throws -> String {
             let token = String(format: "%02x", 0xc0 + activities.count + 1) + String(repeating: "cd", count: 39)
             activities[token] = printer
+            let owner = deviceID.map { #","deviceId":"\#($0)""# } ?? ""
             #expect(try await DaemonTests.post(apiPort, "/api/devices/activity-token",
-                                        #"{"activityToken":"\#(token)","printerPrefix":"\#(printer)"}"#) == 200)
+                                        #"{"activityToken":"\#(token)","printerPrefix":"\#(printer)"\#(owner)}"#) == 200)
             #expect(agent.wait(upTo: 30) { agent.logged("devices reloaded").count >= activities.count }, "\(agent.log)")
             return token
         }
@@ -300,7 +303,18 @@ import Glibc
 
         // 3. A failure: spaghetti detected (print_error 0300_8003) on the P1S, with its own recording
         //    for the replay-vs-live check below.
-        token = try await startActivity(Self.p1s)
+        // The phone's id (registering its token again answers it), so the
+        // failure's activity is known to be this phone's (issue 52's rule).
+        var register = URLRequest(url: URL(string: "http://127.0.0.1:\(apiPort)/api/devices/register")!)
+        register.httpMethod = "POST"
+        register.httpBody = Data(#"{"apnsToken":"\#(Self.phone)","haUrl":"http://127.0.0.1:\#(chain.port)"}"#.utf8)
+        register.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        register.setValue("Bearer \(DaemonTests.apiToken)", forHTTPHeaderField: "Authorization")
+        let (registered, _) = try await URLSession.shared.data(for: register)
+        let phoneID = try #require(
+            (try JSONSerialization.jsonObject(with: registered) as? [String: Any])?["deviceId"] as? String,
+            "\(String(decoding: registered, as: UTF8.self))")
+        token = try await startActivity(Self.p1s, deviceID: phoneID)
         let failRecorder = try Recorder(port: chain.port, token: chain.token)
         #expect(waitUntil(upTo: 30) { failRecorder.log.contains("subscribed to state changes") })
         let failStart = Date()
@@ -321,6 +335,16 @@ import Glibc
         let failEnd = requests(token).last
         #expect(failEnd?.event == "end" && failEnd?.content["status"] as? String == "failed"
                 && failEnd?.content["progress"] as? Int == 32 && failEnd?.content["currentLayer"] as? Int == 56)
+        // Issue 52: the activity is lit by an update carrying the alert just
+        // before its end; the phone's own "Print Failed" then goes quietly.
+        let beforeEnd = requests(token).dropLast().last
+        let litBy = beforeEnd?.aps["alert"] as? [String: Any]
+        #expect(beforeEnd?.event == "update" && beforeEnd?.priority == 10
+                && beforeEnd?.content["status"] as? String == "failed", "\(requests(token).map(\.event))")
+        #expect(litBy?["title"] as? String == "Print Failed ⚠️" && litBy?["body"] as? String == failure?.body
+                && litBy?["sound"] as? String == "default", "\(litBy ?? [:])")
+        #expect(failure?.aps["interruption-level"] as? String == "passive" && failure?.aps["sound"] == nil,
+                "told audibly once, by the activity: \(failure?.aps ?? [:])")
         // Issue 37: "Print Failed" within 1 s of HA's failed status (ha-bambulab's event_print_failed comes first).
         let failedAt = Self.fired(failCapture, "sensor.\(Self.p1s)_print_status", "failed")
         let announced = Self.changesAndEvents(failCapture).firstIndex { $0 == "event_print_failed" }

@@ -167,6 +167,10 @@ import Testing
                 // The defaults, spelled out (DaemonTests.Agent zeroes the holds for recordings).
                 "START_SETTLE": "5", "CANCEL_WINDOW": "10", "FLICKER_WINDOW": "60", "REASON_WINDOW": "3",
                 "OFFLINE_WINDOW": "60",
+                // What each camera gives is tested here (a webcam's still, OctoPrint's login page), not
+                // the wait: the most allowed, so a slow HA and OctoPrint on a loaded machine cannot turn
+                // the login page's "not_an_image" into a "timeout".
+                "SNAPSHOT_TIMEOUT": "10",
             ]) { $1 },
             dryRun: false)
         #expect(agent.wait(upTo: 30) { agent.log.contains("subscribed to state changes") })

@@ -191,9 +191,13 @@ import Glibc
         #expect(walk.step("statistics")["status"] as? Int == 200)
         #expect("\(walk.step("alerts")["json"] ?? "")".contains("Print Complete"), "the alerts list")
         // The Live Activity followed the print on the token the phone registered.
-        let activity = apns.requests().filter { $0["token"] as? String == Self.activityToken }.compactMap { $0["activity_event"] as? String }
-        #expect(activity.contains("update") && activity.last == "end",
-                "\(activity): \(apns.requests().map { "\($0["token"] ?? "") \($0["push_type"] ?? "") \($0["activity_event"] ?? "")" })")
+        // Its end is a push of its own beside the complete alert, maybe after it: wait for it.
+        func activity() -> [String] {
+            apns.requests().filter { $0["token"] as? String == Self.activityToken }.compactMap { $0["activity_event"] as? String }
+        }
+        #expect(await waitUntil(upTo: 30, asking: { activity().last == "end" }))
+        #expect(activity().contains("update") && activity().last == "end",
+                "\(activity()): \(apns.requests().map { "\($0["token"] ?? "") \($0["push_type"] ?? "") \($0["activity_event"] ?? "")" })")
     }
 
     /// The walked exchanges and the Swift beside them say the same: each

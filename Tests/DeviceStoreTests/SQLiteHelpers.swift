@@ -28,26 +28,26 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     return String(cString: text)
 }
 
-/// Undoes schema 17 (the first layer's switch), to make a store of an earlier schema.
-let undoSchema17 = """
+/// Undoes schema 18 (the first layer's switch), to make a store of an earlier schema.
+let undoSchema18 = """
     ALTER TABLE devices DROP COLUMN on_first_layer;
 
     """
 
-/// Undoes schemas 17 and 16 (when an alert was opened), to make a store of an earlier schema.
-let undoSchema16 = undoSchema17 + """
+/// Undoes schemas 18 and 17 (when an alert was opened), to make a store of an earlier schema.
+let undoSchema17 = undoSchema18 + """
     ALTER TABLE notifications DROP COLUMN opened_at;
 
     """
 
-/// Undoes schemas 16 and 15 (alerts held for quiet hours), to make a store of an earlier schema.
-let undoSchema15 = undoSchema16 + """
+/// Undoes schemas 17 and 16 (alerts held for quiet hours), to make a store of an earlier schema.
+let undoSchema16 = undoSchema17 + """
     DROP TABLE held_alerts;
 
     """
 
-/// Undoes schemas 15 and 14 (each phone's alert schedule), to make a store of an earlier schema.
-let undoSchema14 = undoSchema15 + """
+/// Undoes schemas 16 and 15 (each phone's alert schedule), to make a store of an earlier schema.
+let undoSchema15 = undoSchema16 + """
     ALTER TABLE devices DROP COLUMN quiet_start;
     ALTER TABLE devices DROP COLUMN quiet_end;
     ALTER TABLE devices DROP COLUMN quiet_zone;
@@ -57,6 +57,9 @@ let undoSchema14 = undoSchema15 + """
     ALTER TABLE devices DROP COLUMN retell_after;
 
     """
+
+/// Undoes schemas 15 and 14 (broadcast channels), to make a store of an earlier schema.
+let undoSchema14 = undoSchema15 + "DROP TABLE printer_channels; DROP TABLE channel_deletions; DROP TABLE channel_followers;\n"
 
 /// Undoes schemas 14 and 13 (statistics), to make a store of an earlier schema.
 let undoSchema13 = undoSchema14 + """
@@ -76,5 +79,5 @@ let undoSchema13 = undoSchema14 + """
 
     """
 
-/// The schema a store opened now has: migration 17 (the first layer's switch) the latest.
-let latestSchema = 17
+/// The schema a store opened now has: migration 18 (the first layer's switch) the latest.
+let latestSchema = 18

@@ -3,7 +3,7 @@ import PrintBridgeCore
 import Testing
 
 /// Each phone's alert schedule (issue 53) in the store: kept, patched part
-/// by part, cleared, and a schema-13 store upgraded with none set.
+/// by part, cleared, and a schema-14 store upgraded with none set.
 @Suite struct ScheduleStoreTests {
     @Test func aScheduleIsKeptPartByPart() throws {
         let temp = TemporaryStore()
@@ -33,7 +33,7 @@ import Testing
             let id = try store.register(apnsToken: phone, haURL: nil, printerPrefix: "x1c", printerName: "X1C").deviceID
             #expect(try store.updatePreferences(deviceID: id, .init(onMilestone: false)))
         }
-        #expect(sqliteExecute(temp.directory + "/printbridge.sqlite3", undoSchema14 + "PRAGMA user_version = 13;"))
+        #expect(sqliteExecute(temp.directory + "/printbridge.sqlite3", undoSchema15 + "PRAGMA user_version = 14;"))
         let store = try temp.open()
         #expect(store.schemaVersion == latestSchema)
         #expect(try store.devices()[0].preferences == NotificationPreferences(onMilestone: false))

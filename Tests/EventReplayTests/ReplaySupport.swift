@@ -64,8 +64,8 @@ struct ReplayResult {
     var summary = ReplayRun.Summary()
 }
 
-func replay(_ paths: [String], devices: [Device]? = nil, frameFilter: Bool = true) -> ReplayResult {
-    var run = devices.map { ReplayRun(devices: $0, frameFilter: frameFilter) } ?? ReplayRun.demo(frameFilter: frameFilter)
+func replay(_ paths: [String], devices: [Device]? = nil) -> ReplayResult {
+    var run = devices.map { ReplayRun(devices: $0) } ?? ReplayRun.demo()
     var result = ReplayResult()
     let onPush: (Push) -> Void = { push in
         result.pushes.append(push)

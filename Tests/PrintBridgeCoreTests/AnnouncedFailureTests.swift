@@ -31,7 +31,7 @@ import Testing
         }
         #expect(produced.isEmpty, "a cancel code in the printer's next report may still follow")
         let told = h.wait(1)
-        #expect(told.events == [.failed, .end])
+        #expect(told.events == [.failed, .update, .end], "the activity lit by an update with the alert, then its end")
         let failed = try #require(told.first)
         #expect(failed.createdAt - statusAt < 0.801, "decided by 0.8 s, leaving the rest of the second to reach APNs; told \(failed.createdAt - statusAt) s after the failed status")
         #expect(failed.reason == "Spaghetti defects were detected.")

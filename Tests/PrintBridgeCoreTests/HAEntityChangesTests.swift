@@ -17,7 +17,7 @@ import Testing
     func message(_ text: String) throws -> HAMessage {
         let messages = try Array(text.utf8).withUnsafeBytes { bytes throws(HAMessageError) in
             var reader = HAFrameReader()
-            return try reader.messages(in: bytes) ?? []
+            return try reader.messages(in: bytes)
         }
         return try #require(messages.first)
     }

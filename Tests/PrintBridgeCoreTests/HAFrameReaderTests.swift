@@ -9,7 +9,7 @@ import Testing
         #"{"id":\#(id),"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"\#(entity)","old_state":{"entity_id":"\#(entity)","state":"idle"},"new_state":{"entity_id":"\#(entity)","state":"\#(state)","attributes":{},"last_changed":"2026-11-20T09:00:00+00:00","last_updated":"2026-11-20T09:00:00+00:00","context":{"id":"01J"}}},"origin":"LOCAL","time_fired":"2026-11-20T09:00:00+00:00","context":{"id":"01J"}}}"#
     }
 
-    func read(_ reader: inout HAFrameReader, _ text: String) throws -> [HAMessage]? {
+    func read(_ reader: inout HAFrameReader, _ text: String) throws -> [HAMessage] {
         try Array(text.utf8).withUnsafeBytes { try reader.messages(in: $0) }
     }
 
@@ -29,9 +29,9 @@ import Testing
         }
         // HA answers with the pong batched behind a household event.
         let frame = "[" + Self.event("light.kitchen", "on") + #",{"id":\#(id),"type":"pong"}]"#
-        let messages = try #require(try read(&reader, frame))
-        #expect(messages == [.pong(id: id)], "the household event is skipped, the pong read")
-        #expect(reader.statistics.filteredEvents == 1)
+        let messages = try read(&reader, frame)
+        #expect(messages.count == 2 && messages.last == .pong(id: id), "the household event, then the pong: \(messages)")
+        #expect(messages.flatMap { reader.inputs(from: $0) }.isEmpty, "nothing for the printers")
         for message in messages { _ = session.received(message, at: EpochTime(seconds: 31)) }
         #expect(session.tick(at: EpochTime(seconds: 45)).isEmpty, "the pong counted: no reconnect")
         #expect(!session.takeNotices().contains(.pongMissing))
@@ -41,7 +41,7 @@ import Testing
         var reader = HAFrameReader()
         let snapshot = #"{"id":3,"type":"result","success":true,"result":[{"entity_id":"sensor.x1c_print_status","state":"idle","attributes":{},"last_changed":"2026-11-20T08:00:00+00:00","last_updated":"2026-11-20T08:00:00+00:00"}]}"#
         let frame = "[" + snapshot + "," + Self.event("sensor.x1c_print_status", "running") + "]"
-        let messages = try #require(try read(&reader, frame))
+        let messages = try read(&reader, frame)
         let inputs = messages.flatMap { reader.inputs(from: $0) }
         #expect(inputs.count == 2)
         guard case .snapshot(let states) = inputs.first?.kind, case .entity(let match, let new, let old) = inputs.last?.kind
@@ -56,20 +56,23 @@ import Testing
         #expect(reader.statistics.frames == 1)
     }
 
-    @Test func householdEventsAreSkippedUnparsedAndPrinterOnesAreNot() throws {
+    /// An older HA's `state_changed` (or a recording's) about another
+    /// entity is parsed like any frame and gives the printers nothing.
+    @Test func householdEventsGiveNothingAndPrinterOnesAnEntity() throws {
         var reader = HAFrameReader()
-        #expect(try read(&reader, Self.event("light.kitchen", "on")) == nil)
-        #expect(try read(&reader, Self.event("sensor.x1c_print_status", "running"))?.count == 1)
-        #expect(reader.statistics.filteredFrames == 1)
+        let household = try read(&reader, Self.event("light.kitchen", "on"))
+        #expect(household.count == 1 && household.flatMap { reader.inputs(from: $0) }.isEmpty)
+        let printer = try read(&reader, Self.event("sensor.x1c_print_status", "running"))
+        #expect(printer.flatMap { reader.inputs(from: $0) }.count == 1)
         #expect(reader.statistics.frames == 2)
     }
 
     @Test func theRegistryTeachesTheReadersOwnMatcher() throws {
         var reader = HAFrameReader()
         let registry = #"{"id":2,"type":"result","success":true,"result":{"entity_categories":{},"entities":[{"ei":"sensor.x1c_druckstatus","pl":"bambu_lab","tk":"print_status","di":"dev1"},{"ei":"sensor.x1c_druckfortschritt","pl":"bambu_lab","tk":"print_progress","di":"dev1"}]}}"#
-        let messages = try #require(try read(&reader, registry))
+        let messages = try read(&reader, registry)
         #expect(messages.flatMap { reader.inputs(from: $0) }.isEmpty)
-        let event = try #require(try read(&reader, Self.event("sensor.x1c_druckstatus", "running")))
+        let event = try read(&reader, Self.event("sensor.x1c_druckstatus", "running"))
         guard case .entity(let match, _, _) = event.flatMap({ reader.inputs(from: $0) }).first?.kind else {
             Issue.record("the localised status entity was not matched")
             return
@@ -80,14 +83,14 @@ import Testing
     @Test func aBambuLabEventNamesItsPrinterThroughTheRegistry() throws {
         var reader = HAFrameReader()
         let registry = #"{"id":2,"type":"result","success":true,"result":{"entities":[{"ei":"sensor.h2d_0948ad_print_status","pl":"bambu_lab","tk":"print_status","di":"dev9"},{"ei":"sensor.h2d_0948ad_print_progress","pl":"bambu_lab","tk":"print_progress","di":"dev9"}]}}"#
-        _ = try read(&reader, registry).map { $0.map { reader.inputs(from: $0) } }
+        _ = try read(&reader, registry).map { reader.inputs(from: $0) }
         // coordinator.py's PublishDeviceTriggerEvent: {device_id, name, type}.
         let bus = #"{"id":5,"type":"event","event":{"event_type":"bambu_lab_event","data":{"device_id":"dev9","name":"","type":"event_print_canceled"},"origin":"LOCAL","time_fired":"2026-11-20T09:00:00+00:00","context":{"id":"01J"}}}"#
-        let messages = try #require(try read(&reader, bus))
+        let messages = try read(&reader, bus)
         let inputs = messages.flatMap { reader.inputs(from: $0) }
         #expect(inputs.map(\.kind) == [.printerEvent(prefix: "h2d_0948ad", type: "event_print_canceled")])
         let stranger = bus.replacingAll("dev9", with: "dev1")
-        #expect(try read(&reader, stranger).map { $0.flatMap { reader.inputs(from: $0) } } == [])
+        #expect(try read(&reader, stranger).flatMap { reader.inputs(from: $0) } == [])
     }
 }
 
@@ -127,8 +130,6 @@ import Testing
         #expect(matcher.match(entityID: "sensor.k1_fortschritt") == nil)
         // An English id of another integration that ends like a printer field is not one either…
         #expect(matcher.match(entityID: "sensor.washer_remaining_time") == nil)
-        let relevant = Array("sensor.washer_remaining_time".utf8).withUnsafeBytes { matcher.isRelevant(entityID: $0) }
-        #expect(!relevant)
         // …while an entity the registry does not name still matches by suffix.
         #expect(matcher.match(entityID: "sensor.dryer_remaining_time") == EntityMatch(prefix: "dryer", field: .remainingTime))
     }
@@ -161,124 +162,51 @@ import Testing
     }
 }
 
-/// HA coalesces what it has queued into one array when it is busy, which is
-/// when the skipping matters most: each household event in the array is
-/// skipped as a frame of its own would be, the rest read in order, and
-/// what the printers see is what the full parse of the frame gives.
+/// HA coalesces what it has queued into one array when it is busy: every
+/// element is read, in order, and what the printers see is what the same
+/// messages in frames of their own give.
 @Suite struct CoalescedFrameTests {
     let printer = "sensor.x1c_00m09a350100123_print_status"
 
-    func bothWays(_ frame: String) throws -> (filtered: [HAMessage]?, parsed: [HAMessage], reader: HAFrameReader) {
-        var filtering = HAFrameReader()
-        var parsing = HAFrameReader()
-        parsing.usesFrameFilter = false
-        let bytes = Array(frame.utf8)
-        let filtered = try bytes.withUnsafeBytes { try filtering.messages(in: $0) }
-        let parsed = try #require(try bytes.withUnsafeBytes { try parsing.messages(in: $0) })
-        return (filtered, parsed, filtering)
+    func read(_ frame: String) throws -> (messages: [HAMessage], reader: HAFrameReader) {
+        var reader = HAFrameReader()
+        let messages = try Array(frame.utf8).withUnsafeBytes { try reader.messages(in: $0) }
+        return (messages, reader)
     }
 
-    @Test func householdEventsInAnArrayAreSkippedAndTheRestReadInOrder() throws {
-        // Strings holding brackets, braces, commas and escaped quotes, which
-        // the scan must step over.
+    @Test func everyElementIsReadInOrder() throws {
+        // Strings holding brackets, braces, commas and escaped quotes.
         let tricky = HAFrameReaderTests.event("sensor.odd", #"a \"quoted\" ]},{ [value\\"#)
         let frame = "[" + HAFrameReaderTests.event("light.kitchen", "on") + ",\n" + tricky + #",{"id":9,"type":"pong"}, "#
             + HAFrameReaderTests.event("switch.fan", "off") + ", " + HAFrameReaderTests.event(printer, "running") + "]"
-        let (filtered, parsed, reader) = try bothWays(frame)
-        let kept = try #require(filtered)
-        #expect(parsed.count == 5)
-        #expect(kept == [parsed[2], parsed[4]], "the pong and the printer's event, in order")
-        #expect(reader.statistics.filteredEvents == 3)
-        #expect(reader.statistics.filteredFrames == 0)
-        #expect(reader.statistics.messages == 2)
+        var (messages, reader) = try read(frame)
+        #expect(messages.count == 5)
+        #expect(messages[2] == .pong(id: 9))
+        let inputs = messages.flatMap { reader.inputs(from: $0) }
+        #expect(inputs.count == 1, "the printer's event only")
+        #expect(reader.statistics.messages == 5)
     }
 
-    /// FuzzHAFrames found it: the registry teaches the matcher when the
-    /// frame's inputs are taken, so an event behind it in the same array
-    /// may be a printer's although the matcher did not know it yet.
+    /// The registry teaches the matcher when the frame's inputs are taken,
+    /// so an event behind it in the same array is a printer's.
     @Test func eventsBehindARegistryResultInTheSameArrayAreRead() throws {
         let registry = #"{"id":2,"type":"result","success":true,"result":{"entity_categories":{},"entities":[{"ei":"sensor.x1c_druckstatus","pl":"bambu_lab","tk":"print_status","di":"dev1"}]}}"#
         let frame = "[" + HAFrameReaderTests.event("light.a", "on") + "," + registry + ","
             + HAFrameReaderTests.event("sensor.x1c_druckstatus", "running") + "]"
-        var (filtered, parsed, reader) = try bothWays(frame)
-        let kept = try #require(filtered)
-        #expect(kept == Array(parsed.dropFirst()), "the household event before the result skipped, the rest read")
-        let inputs = kept.flatMap { reader.inputs(from: $0) }
+        var (messages, reader) = try read(frame)
+        #expect(messages.count == 3)
+        let inputs = messages.flatMap { reader.inputs(from: $0) }
         #expect(inputs.count == 1, "the printer's status, known from the registry just before it")
     }
 
-    @Test func anArrayOfHouseholdEventsIsSkippedWhole() throws {
-        let frame = "[" + ["light.a", "light.b", "sensor.c"].map { HAFrameReaderTests.event($0, "on") }.joined(separator: ",") + "]"
-        let (filtered, parsed, reader) = try bothWays(frame)
-        #expect(filtered == nil)
-        #expect(parsed.count == 3)
-        #expect(reader.statistics.filteredFrames == 1)
-        #expect(reader.statistics.filteredEvents == 3)
-    }
-
-    @Test func aBrokenElementThatIsReadGivesTheFramesOwnError() throws {
-        // The printer's event lacks its closing braces' partner: the element
-        // path gives up and the whole frame is parsed, failing as without the filter.
+    @Test func aBrokenElementFailsTheFrame() throws {
         let broken = "[" + HAFrameReaderTests.event("light.a", "on") + #",{"id":5,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"\#(printer)",]}]"#
-        var filtering = HAFrameReader()
-        var parsing = HAFrameReader()
-        parsing.usesFrameFilter = false
-        let bytes = Array(broken.utf8)
-        let a = bytes.withUnsafeBytes { buffer in Result { () throws(HAMessageError) in try filtering.messages(in: buffer) } }
-        let b = bytes.withUnsafeBytes { buffer in Result { () throws(HAMessageError) in try parsing.messages(in: buffer) } }
-        guard case .failure(let filterError) = a, case .failure(let parserError) = b else {
-            Issue.record("expected both to fail: \(a) vs \(b)")
-            return
-        }
-        #expect(filterError == parserError)
-    }
-
-    @Test func framesTheScanCannotFollowAreParsedWhole() {
-        let event = HAFrameReaderTests.event("light.a", "on")
-        for frame in ["[]", "[1]", "[" + event, "[" + event + "]x", "[" + event + ";" + event + "]", #"["{"]"#, "{}", " [ " + event + " ] "] {
-            let elements = Array(frame.utf8).withUnsafeBytes { HAFrameFilter.arrayElements($0) }
-            #expect((elements != nil) == frame.hasPrefix(" ["), "\(frame)")
-        }
-        // Nesting the parser refuses is left to it.
-        let deep = "[" + String(repeating: "{\"a\":", count: JSONParser.maximumDepth) + "1" + String(repeating: "}", count: JSONParser.maximumDepth) + "]"
-        #expect(Array(deep.utf8).withUnsafeBytes { HAFrameFilter.arrayElements($0) } == nil)
+        #expect(throws: HAMessageError.self) { try read(broken) }
     }
 }
 
-/// A frame with a key twice: the filter (reading from the start) and the
-/// parser must agree on which value counts, or the filter could drop an
-/// event the parser would have matched (or the reverse).
+/// A key twice: the first value counts, the second is still checked.
 @Suite struct DuplicateKeyTests {
-    let printer = "sensor.x1c_00m09a350100123_print_status"
-
-    func agree(_ frame: String) throws -> (filtered: Bool, inputs: Int) {
-        var filtering = HAFrameReader()
-        var parsing = HAFrameReader()
-        parsing.usesFrameFilter = false
-        let bytes = Array(frame.utf8)
-        let viaFilter = try bytes.withUnsafeBytes { try filtering.messages(in: $0) }
-        let parsed = try #require(try bytes.withUnsafeBytes { try parsing.messages(in: $0) })
-        let inputs = parsed.flatMap { parsing.inputs(from: $0) }.count
-        let filteredInputs = (viaFilter ?? []).flatMap { filtering.inputs(from: $0) }.count
-        #expect(filteredInputs == inputs, "the filter changed what the parser makes of \(frame)")
-        return (viaFilter == nil, inputs)
-    }
-
-    @Test func theFirstValueCountsInTheFilterAndTheParser() throws {
-        let state = #""new_state":{"entity_id":"\#(printer)","state":"running","attributes":{},"last_changed":"2026-11-20T09:00:00+00:00","last_updated":"2026-11-20T09:00:00+00:00"}"#
-        // HA's layout: the filter reads the first data.entity_id and stops.
-        let householdFirst = #"{"id":5,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen","#
-            + state + #","entity_id":"\#(printer)"},"time_fired":"2026-11-20T09:00:00+00:00"}}"#
-        #expect(try agree(householdFirst) == (true, 0))
-        let printerFirst = #"{"id":5,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":"\#(printer)","#
-            + state + #","entity_id":"light.kitchen"},"time_fired":"2026-11-20T09:00:00+00:00"}}"#
-        #expect(try agree(printerFirst) == (false, 1))
-        // Another layout: a second "data" object after the first.
-        let twoData = #"{"type":"event","id":5,"event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen"},"data":{"entity_id":"\#(printer)","#
-            + state + #"}}}"#
-        _ = try agree(twoData)
-    }
-
     @Test func theParserKeepsTheFirstOfTwoKeysAndStillChecksTheSecond() throws {
         #expect(try JSONParser.parse(#"{"a":1,"a":2}"#)["a"] == .number(1))
         #expect(throws: JSONParser.Error.self) { try JSONParser.parse(#"{"a":1,"a":[}"#) }

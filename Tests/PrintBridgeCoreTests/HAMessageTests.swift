@@ -4,8 +4,7 @@ import Testing
 @Suite struct HAMessageTests {
     func decode(_ text: String) throws -> [HAMessage] {
         var reader = HAFrameReader()
-        reader.usesFrameFilter = false
-        return try Array(text.utf8).withUnsafeBytes { try reader.messages(in: $0) } ?? []
+        return try Array(text.utf8).withUnsafeBytes { try reader.messages(in: $0) }
     }
 
     @Test func authAndPong() throws {
@@ -75,61 +74,6 @@ import Testing
         } throws: { error in
             "\(error)".contains(reason)
         }
-    }
-}
-
-@Suite struct HAFrameFilterTests {
-    let matcher = EntityMatcher()
-
-    func irrelevant(_ text: String) -> Bool {
-        Array(text.utf8).withUnsafeBytes { HAFrameFilter.isIrrelevant($0, matcher: matcher) }
-    }
-
-    static func event(_ entity: String, spacing: String = "") -> String {
-        let s = spacing
-        return #"{"id":2,"type":"event","event":{"event_type":"state_changed","data":{"entity_id":\#(s)"\#(entity)","old_state":{"entity_id":"\#(entity)","state":"1"},"new_state":{"entity_id":"\#(entity)","state":"2"}},"time_fired":"2026-11-20T09:00:00+00:00"}}"#
-    }
-
-    @Test func householdEventsInHALayoutAreSkipped() {
-        #expect(irrelevant(Self.event("light.kitchen")))
-        #expect(irrelevant(Self.event("sensor.x1c_target_nozzle_temperature")))
-        #expect(irrelevant(Self.event("sensor.x1c_wifi_signal") + "\r\n"))
-    }
-
-    @Test func printerEventsAreNeverSkipped() {
-        #expect(!irrelevant(Self.event("sensor.x1c_print_status")))
-        #expect(!irrelevant(Self.event("sensor.x1c_print_progress", spacing: " ")))
-    }
-
-    @Test func otherLayoutsUseTheGeneralScan() {
-        let spaced = #"{"type": "event", "id": 2, "event": {"event_type": "state_changed", "data": {"entity_id": "light.kitchen", "new_state": {"entity_id": "light.kitchen", "state": "on"}}}}"#
-        #expect(irrelevant(spaced))
-        let printer = spaced.replacingAll("light.kitchen", with: "sensor.a_print_status")
-        #expect(!irrelevant(printer))
-        // Keys sorted (type last): an event only when "type" is its last and only "type" key.
-        let sorted = #"{"event":{"data":{"entity_id":"light.kitchen","new_state":{"entity_id":"light.kitchen","state":"on"}},"event_type":"state_changed"},"id":2,"type":"event"}"#
-        #expect(irrelevant(sorted))
-        #expect(!irrelevant(sorted.replacingAll(#""state":"on""#, with: #""type":"result""#)), "another type key")
-        #expect(!irrelevant(sorted.replacingAll(#""state":"on""#, with: #""type":"result""#)), "an escape")
-        // One relevant entity anywhere in the frame keeps it.
-        let mixed = #"{"type":"event","event":{"event_type":"state_changed","data":{"new_state":{"entity_id":"sensor.a_print_status"},"entity_id":"light.kitchen"}}}"#
-        #expect(!irrelevant(mixed))
-    }
-
-    @Test func whatItCannotBeSureOfIsParsed() {
-        #expect(!irrelevant(#"{"id":1,"type":"result","success":true,"result":[{"entity_id":"light.a","state":"on"}]}"#))
-        #expect(!irrelevant("[" + Self.event("light.kitchen") + "]"), "coalesced arrays")
-        #expect(!irrelevant(Self.event(#"light.kit\"chen"#)), "escapes")
-        #expect(!irrelevant(String(Self.event("light.kitchen").dropLast(10))), "truncated")
-        #expect(!irrelevant(#"{"type":"event","event":{"event_type":"state_changed","data":{"entity_id":["light.a"]}}}"#))
-        #expect(!irrelevant(#"{"type":"auth_ok"}"#))
-        // Found by FuzzHAFrames: not an event, yet with household entity ids
-        // and "state_changed" in it. Only events may be skipped.
-        let notAnEvent = #"{"id":5,"type":"evesensor.x1c_print_progressnt","event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen"}}}"#
-        #expect(!irrelevant(notAnEvent))
-        #expect(!irrelevant(#"{"id":4,"type":"result","event":{"event_type":"state_changed","data":{"entity_id":"light.kitchen"}}}"#))
-        #expect(!irrelevant(""))
-        #expect(!irrelevant("not json"))
     }
 }
 

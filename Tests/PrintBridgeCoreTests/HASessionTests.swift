@@ -182,7 +182,7 @@ import Testing
         var session = liveSession()
         _ = session.tick(at: t0 + 30)  // ping
         for second in stride(from: 31.0, through: 60.0, by: 3) {
-            session.receivedUnparsedEvent(at: t0 + second)
+            _ = session.received(.other(type: "event"), at: t0 + second)
             #expect(session.tick(at: t0 + second + 2.5).isEmpty, "events still arriving at \(second) s")
         }
         #expect(session.nextDeadline == t0 + 58 + 10)

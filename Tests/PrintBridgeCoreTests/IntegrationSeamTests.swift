@@ -79,6 +79,46 @@ import Testing
         #expect(h.busEvent("shop", "event_print_failed").isEmpty)
     }
 
+    /// ha-bambulab's spools (its per-spool attributes, its "Active tray")
+    /// and its rule that a weight older than the print's file is the last
+    /// print's are its own (`BambuLab+Spools.swift`): another integration's
+    /// entities with the same attributes and times read as that
+    /// integration says, here as plain totals.
+    @Test func spoolsAndTheirRulesAreTheIntegrationsOwn() {
+        let bySpool: [String: JSONValue] = ["AMS 1 Tray 1": .number(30), "AMS 1 Tray 3": .number(12.5)]
+        let tray: [String: JSONValue] = ["type": "PLA", "color": "#ffffffff", "ams_index": .number(0), "tray_index": .number(2)]
+        func read(_ profile: PrinterProfile) -> PrinterSnapshot? {
+            var cache = PrinterCache()
+            func apply(_ field: PrinterField, _ value: String, at seconds: Double, _ attributes: [String: JSONValue] = [:]) {
+                let time = EpochTime(seconds: seconds)
+                _ = cache.apply(
+                    EntityMatch(prefix: "p", field: field, profile: profile),
+                    state: HAState(entityID: "sensor.p_x", state: value, attributes: attributes, lastChanged: time, lastUpdated: time),
+                    at: time)
+            }
+            apply(.status, "idle", at: 0)
+            apply(.taskName, "one.3mf", at: 10)
+            apply(.materialWeight, "42.5", at: 20, bySpool)
+            apply(.activeSpool, "Bambu PLA Basic", at: 20, tray)
+            apply(.status, profile == .bambuLab ? "running" : "busy", at: 30)
+            // Another file, over a minute after the weight last changed.
+            apply(.taskName, "two.3mf", at: 100)
+            return cache["p"]
+        }
+        let bambu = read(.bambuLab)
+        #expect(bambu?.material.gramsBySpool == ["AMS 1 Tray 1": 30, "AMS 1 Tray 3": 12.5])
+        #expect(bambu?.material.activeSpool == Spool(name: "AMS 1 Tray 3", material: Material(type: "PLA", color: "#FFFFFFFF")))
+        #expect(bambu?.currentPrint().material.grams == nil, "pybambu did not read the new file's weight")
+
+        var acme = Self.acme
+        acme.entities = EntitySuffixMap(suffixes: [.status: ["_acme_state"], .materialWeight: ["_acme_grams"]])
+        let other = read(acme)
+        #expect(other?.material.grams == 42.5)
+        #expect(other?.material.gramsBySpool == [:], "no spools but its integration's")
+        #expect(other?.material.activeSpool == nil)
+        #expect(other?.currentPrint().material.grams == 42.5, "ha-bambulab's rule is not Acme's")
+    }
+
     @Test func builtInIntegrationsFactsAreConsistent() {
         for profile in PrinterProfile.builtIn {
             // A cancel event or a failure that may be a cancel needs a code to stand for it.

@@ -1,3 +1,4 @@
+import PrinterActivityContent
 import Testing
 @testable import PrintBridgeCore
 
@@ -121,6 +122,38 @@ import Testing
         _ = outbox.answered(alert, unreachable, now: at(93))
         let later = entry(phone, .complete)
         #expect(outbox.add(later, now: at(94)).settled.isEmpty, "alerts are never superseded")
+    }
+
+    /// A failure's update carrying its alert, then the end: an outage must
+    /// not let the end take the alert away (the phone's own alert went quietly).
+    func state(_ status: String) -> PrinterActivityAttributes.ContentState {
+        .init(progress: 12, currentLayer: 1, totalLayers: 9, remainingSeconds: 60, status: status, nozzleTemp: 220, bedTemp: 60)
+    }
+
+    @Test mutating func anUpdateCarryingAnAlertIsNeverSuperseded() throws {
+        var outbox = Outbox()
+        let before = entry(activity, .update, kind: .liveActivity, lifetime: 900)
+        var plain = entry(activity, .update, kind: .liveActivity, lifetime: 900)
+        plain.push.payload = try LiveActivityPayload.update(
+            state(#"x "alert":{ y"#), at: at(0), staleAfter: 900).encoded()
+        var lit = entry(activity, .update, kind: .liveActivity, lifetime: 900)
+        lit.push.payload = try LiveActivityPayload.update(
+            state("failed"), at: at(0), staleAfter: 900,
+            alert: .init(title: "Print Failed ⚠️", body: "b", sound: "default")).encoded()
+        let end = entry(activity, .end, kind: .liveActivity, at: 2, lifetime: 3600)
+        #expect(lit.push.carriesActivityAlert && !plain.push.carriesActivityAlert, "a value's quotes are escaped")
+        _ = outbox.add(before, now: at(0))
+        _ = outbox.answered(before, unreachable, now: at(1))
+        var settled: [Outbox.Entry] = []
+        for next in [plain, lit, end] { settled += outbox.add(next, now: at(2)).settled.map(\.entry) }
+        #expect(settled == [before, plain], "only the updates that only show a state")
+        #expect(outbox.count == 2)
+        let sent = outbox.due(at: try #require(outbox.nextDeadline)).send
+        #expect(sent == [lit], "the alert first, then the end")
+        #expect(outbox.answered(lit, delivered, now: at(9)).send == [end])
+        var restarted = Outbox()
+        let kept = restarted.restore([lit, end], now: at(4))
+        #expect(kept.settled.isEmpty && kept.send == [lit], "after a restart too")
     }
 
     @Test mutating func aPushPastItsExpiryIsSettledAsExpiredAndTheNextGoes() {

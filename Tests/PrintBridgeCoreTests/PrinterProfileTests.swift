@@ -35,8 +35,6 @@ import Testing
         learned.learn(from: [state("sensor.octoprint_current_state_2", "Printing")])
         #expect(learned.match(entityID: "sensor.octoprint_job_percentage_2") == EntityMatch(prefix: "octoprint_2", field: .progress, profile: .octoPrint))
         #expect(learned.match(entityID: "sensor.octoprint_target_bed_temp_2") == nil)
-        var raw = Array("sensor.octoprint_job_percentage_2".utf8)
-        #expect(raw.withUnsafeMutableBytes { learned.isRelevant(entityID: UnsafeRawBufferPointer($0)) })
     }
 
     @Test func commonSuffixesNeedTheirPrinter() {

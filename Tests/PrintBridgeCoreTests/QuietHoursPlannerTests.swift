@@ -40,6 +40,8 @@ import Testing
         #expect(night.alerts.filter { $0.deviceID == "awake" }.map(\.event)
             == [.started, .milestone, .paused, .resumed, .milestone, .milestone, .complete], "the other phone as before")
         #expect(night.liveActivity.count > 3, "the Live Activity goes on")
+        #expect(night.liveActivity.allSatisfy { $0.json["aps"]?["alert"] == nil },
+                "silently: the pause held for the summary does not light the activity either")
         #expect(h.pipeline.planner.heldAlerts.map(\.event) == [.started, .milestone, .paused, .resumed, .milestone, .milestone, .complete])
         #expect(h.pipeline.nextDue == Self.end)
 
@@ -66,6 +68,28 @@ import Testing
             let told = h.wait(30).alerts
             #expect(told.map(\.event) == (breakthrough ? [.failed] : []))
             #expect(h.pipeline.planner.heldAlerts.map(\.event) == (breakthrough ? [.started] : [.started, .failed]))
+        }
+    }
+
+    /// The quiet hours come before an alert inside the Live Activity: a held
+    /// failure lights nothing; one that breaks through lights the activity
+    /// and its ordinary alert goes quietly, as outside the quiet hours.
+    @Test func aFailureThatBreaksThroughLightsTheActivityAndAHeldOneDoesNot() throws {
+        for breakthrough in [true, false] {
+            var h = PipelineHarness(devices: [sleeper(breakthrough: breakthrough)])
+            h.startPrint(HA.x1c)
+            let failed = h.set(HA.x1c, "_print_status", "failed", after: 600) + h.wait(30)
+            let lit = failed.liveActivity.filter { $0.json["aps"]?["alert"] != nil }
+            let alerts = failed.alerts.filter { $0.event == .failed }
+            if breakthrough {
+                let update = try #require(lit.first)
+                #expect(lit.count == 1 && update.json["aps"]?["alert"]?["sound"] == .string("default"))
+                #expect(alerts.count == 1 && alerts[0].json["aps"]?["interruption-level"] == .string("passive"))
+            } else {
+                #expect(lit.isEmpty, "held: the activity ends without a sound")
+                #expect(alerts.isEmpty)
+                #expect(failed.liveActivity.map(\.event) == [.end], "the end as always")
+            }
         }
     }
 

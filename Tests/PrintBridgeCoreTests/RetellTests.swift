@@ -34,6 +34,19 @@ import Testing
         #expect(h.wait(86_400).alerts.isEmpty, "once")
     }
 
+    /// A failure that lit the phone's Live Activity went quietly (passive, no
+    /// sound: the activity told it); unseen, it is told again audibly.
+    @Test func aFailureToldByTheLiveActivityIsToldAgainWithASound() throws {
+        var lit = phone("a")
+        lit.activityTokens = [HA.x1c: String(repeating: "ac", count: 40)]
+        var (h, told) = failedPrint([lit])
+        let first = try #require(told.first)
+        #expect(first.json["aps"]?["interruption-level"] == .string("passive") && first.json["aps"]?["sound"] == nil)
+        let retold = try #require(h.wait(15 * 60).alerts.first)
+        #expect(retold.json["aps"]?["interruption-level"] == .string("time-sensitive"))
+        #expect(retold.json["aps"]?["sound"] == .string("default"), "heard this time")
+    }
+
     @Test func anOpenedFailureIsNotToldAgain() throws {
         var (h, told) = failedPrint([phone("a")])
         let first = try #require(told.first)

@@ -12,7 +12,10 @@ connection each time:
 Target: /healthz p99 < 100 ms in phase 2; every flood request answered.
 
 usage: python3 scripts/bench/api_benchmark.py [--idle 500] [--trickle 60] [--probes 50] [--flood 2000]
-       [--skip-build] [--binary PATH]
+       [--skip-build] [--binary PATH] [--before PATH]
+
+--before PATH measures another build (an older commit's, as deployed) the
+same way right after, in the same run, each line labelled with its build.
 """
 import argparse
 import os
@@ -58,13 +61,20 @@ def main():
     parser.add_argument("--flood", type=int, default=2000)
     parser.add_argument("--skip-build", action="store_true")
     parser.add_argument("--binary")
+    parser.add_argument("--before", help="another build measured the same way after this one")
     args = parser.parse_args()
     use_test_python()
     binary = agent_binary(args)
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
+    builds = [("this build", binary)] + ([("before", args.before)] if args.before else [])
+    for label, path in builds:
+        print(f"== {label}: {path}")
+        measure(path, args)
 
+
+def measure(binary, args):
     work = tempfile.mkdtemp(prefix="printbridge-api-bench-")
     ha, agent, api_port = start_dry_run_agent(binary, work)
     try:

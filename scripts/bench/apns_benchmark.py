@@ -33,6 +33,13 @@ the sender alone (APNsBenchmark) and of h2load, N requests each, start-up
 included, and in the steady state (N requests against N/4, so start-up
 cancels out): the sender's share of h2load's ceiling by instructions.
 
+--broadcast-phones N adds the broadcast row (issue 52): one print's Live
+Activity (SampleEvents/bambu-full-print.jsonl, `printbridge replay`) to N
+phones by activity token (iOS 17: a push each an update) against N phones
+on the printer's channel (iOS 18: one broadcast an update): the Live
+Activity requests to APNs, their payload bytes, and the replay's time.
+With --rounds 0 only that row is measured.
+
 usage: python3 scripts/bench/apns_benchmark.py [--count 30000] [--concurrency 100] [--rounds 3] [--phones 10000]
        [--callgrind 2000] [--callgrind-sender 8000] [--skip-build] [--before OLD_APNsBenchmark]
 """
@@ -178,6 +185,45 @@ def fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key
     return {"printbridge": agent, "aioapns": peer, "concurrency": concurrency, "steal": steal.percent()}
 
 
+def broadcast_row(phones, workdir):
+    """One print's Live Activity to `phones` phones by token, then by channel: what goes to APNs."""
+    binary = os.path.join(ROOT, ".build", "deploy", "release", "printbridge")
+    if not os.path.exists(binary):
+        binary = os.path.join(ROOT, ".build", "debug", "printbridge")
+    recording = os.path.join(ROOT, "SampleEvents", "bambu-full-print.jsonl")
+    printer = "x1c_00m09a350100123"
+    row = {"binary": os.path.relpath(binary, ROOT)}
+    for kind in ("token", "channel"):
+        devices = os.path.join(workdir, f"broadcast-{kind}.json")
+        with open(devices, "w") as f:
+            json.dump([dict({"apnsToken": f"{index + 1:064x}", "printerPrefix": printer},
+                            **({"activityTokens": {printer: f"{index + 1:080x}"}} if kind == "token"
+                               else {"activityChannels": [printer]}))
+                       for index in range(phones)], f)
+        started = time.monotonic()
+        result = subprocess.run([binary, "replay", recording, "--devices", devices], capture_output=True, text=True,
+                                check=True)
+        seconds = time.monotonic() - started
+        pushes = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        activity = [p for p in pushes if p["push_type"] == "liveactivity"]
+        row[kind] = {"requests": len(activity),
+                     "bytes": sum(len(json.dumps(p["payload"], separators=(",", ":"), ensure_ascii=False).encode())
+                                  for p in activity),
+                     "kinds": sorted({p["token_kind"] for p in activity}), "seconds": seconds}
+    return row
+
+
+def print_broadcast_row(phones, row):
+    token, channel = row["token"], row["channel"]
+    print(f"broadcast: one print's Live Activity (SampleEvents/bambu-full-print.jsonl) to {phones:,} phones "
+          f"({row['binary']} replay):")
+    print(f"  by token (iOS 17):   {token['requests']:>8,} requests, {token['bytes'] / 1024:>9,.1f} KiB of payload, "
+          f"replay {token['seconds']:.2f} s")
+    print(f"  by channel (iOS 18): {channel['requests']:>8,} requests, {channel['bytes'] / 1024:>9,.1f} KiB of payload, "
+          f"replay {channel['seconds']:.2f} s ({', '.join(channel['kinds'])})")
+    print(f"  {token['requests'] / max(1, channel['requests']):,.0f}x fewer requests to APNs")
+
+
 def h2load_command(port, token, count, concurrency, payload, jwt):
     """h2load sending `count` requests shaped like the sender's (headers, body) on one connection."""
     return ["h2load", f"https://127.0.0.1:{port}/3/device/{token}", "-n", str(count), "-c", "1",
@@ -264,9 +310,18 @@ def main():
                         help="also count the fan-out's instructions a push (callgrind), to PHONES phones")
     parser.add_argument("--callgrind-sender", type=int, default=0, metavar="N",
                         help="also count the instructions a request of the sender alone and of h2load (callgrind), N requests each")
+    parser.add_argument("--broadcast-phones", type=int, default=0, metavar="N",
+                        help="also the broadcast row: one print's Live Activity to N phones by token and by channel")
     parser.add_argument("--before", metavar="BINARY",
                         help="an APNsBenchmark built from an earlier commit, run as a contender in every round")
     args = parser.parse_args()
+    if args.rounds == 0 and args.broadcast_phones:
+        workdir = tempfile.mkdtemp(prefix="printbridge-apns-bench-")
+        try:
+            print_broadcast_row(args.broadcast_phones, broadcast_row(args.broadcast_phones, workdir))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return
     ensure_tools()
     build_h2mock()
     if not args.skip_build:
@@ -327,6 +382,7 @@ def main():
         fanout = fan_out(args, workdir, pin_server, pin_client, cert, server_key, signing_key) if args.phones else None
         counted = fan_out_instructions(args.callgrind, workdir, pin_server, cert, server_key, signing_key) \
             if args.callgrind else None
+        broadcast = broadcast_row(args.broadcast_phones, workdir) if args.broadcast_phones else None
         sender_counted = sender_instructions(args.callgrind_sender, args.concurrency, workdir, pin_server, cert,
                                              server_key, signing_key, payload, token, jwt, args.before) \
             if args.callgrind_sender else None
@@ -379,6 +435,8 @@ def main():
         total, requests = counted
         print(f"fan-out instructions (callgrind, {args.callgrind:,} phones, {requests:,} pushes): "
               f"{total / max(1, requests):,.0f} a push, the whole replay --send process")
+    if broadcast:
+        print_broadcast_row(args.broadcast_phones, broadcast)
     if sender_counted:
         theirs = sender_counted["h2load"]
         for name in ("printbridge", "before"):

@@ -2,9 +2,10 @@
 frame reaching PrintBridge and of PrintBridge's next request to APNs.
 
 read_latencies(pcap, ha_port, apns_port, marker) -> list of milliseconds.
-An HA->agent TCP segment whose payload holds `marker` followed by a
-sequence number (an unmasked server WebSocket frame, readable) is matched
-with the first agent->APNs segment carrying data that follows it."""
+An HA->agent TCP segment whose payload holds a pause (an unmasked server
+WebSocket frame, readable: a state_changed event or a subscribe_entities
+change) is matched with the first agent->APNs segment carrying data that
+follows it."""
 import re
 import struct
 
@@ -39,7 +40,10 @@ def read_latencies(path, ha_port, apns_port):
     wider than the agent's processing, so the match is unambiguous)."""
     pauses = []
     requests = []
-    pattern = re.compile(rb'"new_state":\{"entity_id":"[^"]*","state":"pause"')
+    # A state_changed event (get_states and state_changed, HA before
+    # subscribe_entities or a recording) or a subscribe_entities change
+    # (HA's compressed state: {"c":{entity:{"+":{"s":"pause",...}}}}).
+    pattern = re.compile(rb'"new_state":\{"entity_id":"[^"]*","state":"pause"|"\+":\{"s":"pause"')
     for stamp, source, destination, payload in packets(path):
         if not payload:
             continue

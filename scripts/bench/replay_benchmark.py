@@ -2,17 +2,18 @@
 """Replay throughput benchmark (issue: core pipeline, "Measure and report").
 
 Generates (once) a recorded-event file of N HA messages, ~98 % unrelated
-entities and ~2 % printer entities, then in one run measures:
+entities and ~2 % printer entities (an older recording's `state_changed`
+flood), then in one run measures:
   1. a parse-only baseline: Python orjson.loads on every line;
-  2. `printbridge replay` (release build), the full pipeline;
-  3. the same replay with the frame filter off (every line fully parsed),
-and checks 2 and 3 print byte-identical pushes. Prints messages/s, peak RSS
-and the pipeline / baseline ratio (target: >= 4x).
+  2. `printbridge replay` (release build), the full pipeline, every line parsed.
+Prints messages/s, peak RSS and the pipeline / baseline ratio: a plain
+report. (Its target, >= 4x, was met by the frame filter that skipped the
+household lines unparsed; the filter went with issue 50, as the agent no
+longer receives household events.)
 
 usage: python3 scripts/bench/replay_benchmark.py [--messages N] [--workdir DIR] [--skip-build]
 """
 import argparse
-import filecmp
 import hashlib
 import os
 import re
@@ -23,7 +24,6 @@ from agent_harness import ensure_orjson, use_test_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-TARGET_RATIO = 4.0
 
 
 def run_child(cmd, stdout=subprocess.DEVNULL):
@@ -33,12 +33,12 @@ def run_child(cmd, stdout=subprocess.DEVNULL):
 
 
 def replay_stats(stderr):
-    match = re.search(r"replay: (\d+) lines in ([\d.]+) s \((\d+) messages/s\).*?(\d+) skipped unparsed, (\d+) parsed"
+    match = re.search(r"replay: (\d+) lines in ([\d.]+) s \((\d+) messages/s\).*?(\d+) parsed"
                       r".*?(\d+) pushes; peak RSS ([\d.]+) MiB", stderr, re.S)
     if not match:
         sys.exit("could not read replay --stats output:\n" + stderr)
-    lines, seconds, rate, skipped, parsed, pushes, rss = match.groups()
-    return {"lines": int(lines), "seconds": float(seconds), "rate": int(rate), "skipped": int(skipped),
+    lines, seconds, rate, parsed, pushes, rss = match.groups()
+    return {"lines": int(lines), "seconds": float(seconds), "rate": int(rate),
             "parsed": int(parsed), "pushes": int(pushes), "rss": float(rss)}
 
 
@@ -80,28 +80,16 @@ def main():
     base_rate = int(base_lines) / float(base_seconds)
     base_rss = float(base_rss)
 
-    filtered_out = os.path.join(args.workdir, "pushes-filtered.jsonl")
-    full_out = os.path.join(args.workdir, "pushes-full-parse.jsonl")
-    with open(filtered_out, "w") as out:
+    with open(os.devnull, "w") as out:
         stderr = run_child([binary, "replay", events, "--stats"], stdout=out)
-    fast = replay_stats(stderr)
-    with open(full_out, "w") as out:
-        stderr = run_child([binary, "replay", events, "--stats", "--no-frame-filter"], stdout=out)
-    full = replay_stats(stderr)
-    identical = filecmp.cmp(filtered_out, full_out, shallow=False)
+    replay = replay_stats(stderr)
 
-    ratio = fast["rate"] / base_rate
-    print(f"input: {fast['lines']} messages, {size_mib:.0f} MiB; {fast['parsed']} parsed "
-          f"({100 * fast['parsed'] / fast['lines']:.1f} %), {fast['skipped']} skipped unparsed")
+    ratio = replay["rate"] / base_rate
+    print(f"input: {replay['lines']} messages, {size_mib:.0f} MiB; {replay['parsed']} parsed")
     print(f"{'contender':<38}{'messages/s':>12}{'seconds':>10}{'peak RSS':>12}")
     print(f"{'orjson.loads per line (parse only)':<38}{base_rate:>12,.0f}{float(base_seconds):>10.2f}{base_rss:>9.1f} MiB")
-    print(f"{'printbridge replay (full pipeline)':<38}{fast['rate']:>12,}{fast['seconds']:>10.2f}{fast['rss']:>9.1f} MiB")
-    print(f"{'printbridge replay --no-frame-filter':<38}{full['rate']:>12,}{full['seconds']:>10.2f}{full['rss']:>9.1f} MiB")
-    print(f"pushes: {fast['pushes']}; identical with and without the frame filter: {'yes' if identical else 'NO'}")
-    print(f"pipeline / parse-only baseline: {ratio:.1f}x (target >= {TARGET_RATIO:.0f}x): "
-          f"{'met' if ratio >= TARGET_RATIO else 'NOT met'}")
-    if not identical:
-        sys.exit(1)
+    print(f"{'printbridge replay (full pipeline)':<38}{replay['rate']:>12,}{replay['seconds']:>10.2f}{replay['rss']:>9.1f} MiB")
+    print(f"pushes: {replay['pushes']}; pipeline / parse-only baseline: {ratio:.1f}x")
 
 
 if __name__ == "__main__":

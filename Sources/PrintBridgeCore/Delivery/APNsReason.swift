@@ -13,6 +13,12 @@ public enum APNsReason: Hashable, Sendable, CustomStringConvertible, Expressible
     case expiredToken, unregistered
     case payloadTooLarge, tooManyProviderTokenUpdates, tooManyRequests
     case internalServerError, serviceUnavailable, shutdown
+    /// The broadcast and channel management APIs' own ("Sending channel
+    /// management requests to APNs", "Sending broadcast push notification
+    /// requests to APNs"; the list as alexandercerutti/hapns
+    /// src/connectors/apns-errors/index.ts has it).
+    case featureNotEnabled, missingChannelID, badChannelID, channelNotRegistered, badRequestParams
+    case badRequestPayload, missingPushType, cannotCreateChannelConfig, topicMismatch
     /// A reason not in Apple's list, as it came.
     case other(String)
 
@@ -31,6 +37,11 @@ public enum APNsReason: Hashable, Sendable, CustomStringConvertible, Expressible
         (.tooManyProviderTokenUpdates, "TooManyProviderTokenUpdates"), (.tooManyRequests, "TooManyRequests"),
         (.internalServerError, "InternalServerError"), (.serviceUnavailable, "ServiceUnavailable"),
         (.shutdown, "Shutdown"),
+        (.featureNotEnabled, "FeatureNotEnabled"), (.missingChannelID, "MissingChannelId"),
+        (.badChannelID, "BadChannelId"), (.channelNotRegistered, "ChannelNotRegistered"),
+        (.badRequestParams, "BadRequestParams"), (.badRequestPayload, "BadRequestPayload"),
+        (.missingPushType, "MissingPushType"), (.cannotCreateChannelConfig, "CannotCreateChannelConfig"),
+        (.topicMismatch, "TopicMismatch"),
     ]
     private static let byText = Dictionary(uniqueKeysWithValues: known.map { ($0.1, $0.0) })
     private static let byReason = Dictionary(uniqueKeysWithValues: known.map { ($0.0, $0.1) })
@@ -68,8 +79,14 @@ public enum APNsReason: Hashable, Sendable, CustomStringConvertible, Expressible
             return "check APNS_TEAM_ID, APNS_KEY_ID and that the key belongs to that team"
         case .expiredProviderToken:
             return "check this machine's clock"
-        case .topicDisallowed, .badTopic:
+        case .topicDisallowed, .badTopic, .topicMismatch:
             return "check APNS_BUNDLE_ID and that the key may send to it"
+        case .featureNotEnabled:
+            return "turn on the Broadcast capability of the app's push notifications (Apple Developer, the App ID); until then Live Activities are updated one token at a time"
+        case .cannotCreateChannelConfig:
+            return "the app has 10,000 broadcast channels in this environment; delete those no agent uses"
+        case .channelNotRegistered, .badChannelID:
+            return "the channel is gone; the agent makes a new one"
         default:
             return nil
         }

@@ -12,7 +12,10 @@
 /// - Per token, one push at a time and in the order they were made, so a
 ///   phone gets its alerts in order even across an outage.
 /// - A Live Activity update waiting behind an outage is superseded by a
-///   newer update or the end for the same token: only the latest state matters.
+///   newer update or the end for the same token: only the latest state
+///   matters. Not one that carries an alert (a pause's, a failure's just
+///   before its end): it tells the user something the newer one does not,
+///   and its phone's own alert went quietly.
 /// - An answer from APNs (any) means APNs is back: every token waiting for
 ///   its retry is tried now rather than at the end of its back-off.
 /// - A token APNs refused for good takes its waiting pushes with it.
@@ -113,10 +116,10 @@ public struct Outbox: Sendable {
             }
             var lane = lanes[entry.push.token] ?? Lane()
             if Self.supersedesUpdates(entry.push) {
-                for old in lane.entries where old.push.kind == .liveActivity && old.push.event == .update {
+                for old in lane.entries where Self.isSupersedable(old.push) {
                     actions.settle(old, .superseded)
                 }
-                lane.entries.removeAll { $0.push.kind == .liveActivity && $0.push.event == .update }
+                lane.entries.removeAll { Self.isSupersedable($0.push) }
             }
             lane.entries.append(entry)
             lanes[entry.push.token] = lane
@@ -141,7 +144,7 @@ public struct Outbox: Sendable {
             let movable = lane.inFlight ? 1 : 0
             var kept = Array(lane.entries.prefix(movable))
             for old in lane.entries.dropFirst(movable) {
-                if old.push.kind == .liveActivity && old.push.event == .update {
+                if Self.isSupersedable(old.push) {
                     actions.settle(old, .superseded)
                 } else {
                     kept.append(old)
@@ -254,6 +257,11 @@ public struct Outbox: Sendable {
     }
 
     /// A Live Activity update or end makes earlier waiting updates pointless.
+    /// A Live Activity update that only shows a state: a newer one makes it pointless.
+    private static func isSupersedable(_ push: Push) -> Bool {
+        push.kind == .liveActivity && push.event == .update && !push.carriesActivityAlert
+    }
+
     private static func supersedesUpdates(_ push: Push) -> Bool {
         push.kind == .liveActivity && (push.event == .update || push.event == .end)
     }

@@ -5,10 +5,12 @@
 /// whatever HA's writer had queued: events, results and pongs in any order
 /// (`homeassistant/components/websocket_api/http.py`, `_writer`). The
 /// reader splits every frame into its messages, so a pong or a result
-/// behind an event reaches the session like any other. A `state_changed`
-/// event about another entity, in HA's own layout, is recognised from its
-/// first bytes and skipped unparsed (`HAFrameFilter`); any other frame is
-/// parsed once, `old_state` included.
+/// behind an event reaches the session like any other. Every frame is
+/// parsed once, `old_state` included: since the agent asks HA for the
+/// printers' entities only (`subscribe_entities`), no household event comes
+/// to be skipped, and an older HA's or a recording's `state_changed` events
+/// about other entities cost a parse each (docs/BEHAVIOUR.md: "No frame
+/// filter").
 ///
 /// `inputs(from:)` then says what a message means to the printers, with
 /// each entity already matched; registry results teach the matcher as they
@@ -19,17 +21,10 @@
 /// thread, `replay` on its lines.
 public struct HAFrameReader: Sendable {
     public private(set) var matcher: EntityMatcher
-    /// Whether frames are pre-filtered on raw bytes (off gives the reference
-    /// behaviour the filter must match).
-    public var usesFrameFilter = true
     public private(set) var statistics = Statistics()
 
     public struct Statistics: Hashable, Sendable {
         public var frames = 0
-        /// Frames skipped unparsed: household events.
-        public var filteredFrames = 0
-        /// Household events skipped unparsed, alone or inside a coalesced array.
-        public var filteredEvents = 0
         public var messages = 0
         public var stateChanges = 0
         /// Printer entity updates (events and snapshot entries).
@@ -54,52 +49,11 @@ public struct HAFrameReader: Sendable {
     /// Members the pipeline never reads; skipped while parsing.
     static let unreadMembers: Set<String> = ["context"]
 
-    /// The messages of one frame, or nil when every message in it is an
-    /// event about an entity that is no printer's (skipped without parsing).
-    /// In a coalesced array each such event is skipped on its own and the
-    /// rest parsed one by one; `statistics.filteredEvents` counts the skipped.
-    public mutating func messages(in frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage]? {
+    /// The messages of one frame: one message, or the elements of a
+    /// coalesced array in order.
+    public mutating func messages(in frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage] {
         statistics.frames += 1
-        if usesFrameFilter {
-            if HAFrameFilter.isIrrelevant(frame, matcher: matcher) {
-                statistics.filteredFrames += 1
-                statistics.filteredEvents += 1
-                return nil
-            }
-            if let elements = HAFrameFilter.arrayElements(frame), let read = messages(of: elements, in: frame) {
-                statistics.filteredEvents += elements.count - read.count
-                guard !read.isEmpty else {
-                    statistics.filteredFrames += 1
-                    return nil
-                }
-                statistics.messages += read.count
-                return read
-            }
-        }
         return try parsedWhole(frame)
-    }
-
-    /// A coalesced array's messages, its household events skipped; nil when
-    /// an element does not read as a message (the whole frame is then parsed,
-    /// so the error is the frame's, as without the filter). The matcher is
-    /// the one before the frame, and messages teach it only when the frame's
-    /// inputs are taken (a registry list, a snapshot, a printer's status
-    /// making its siblings known): once anything but a pong has been read,
-    /// every element after it is parsed, since it may be about an entity
-    /// that message makes a printer's.
-    private func messages(of elements: [Range<Int>], in frame: UnsafeRawBufferPointer) -> [HAMessage]? {
-        var read: [HAMessage] = []
-        var filtering = true
-        for range in elements {
-            let element = UnsafeRawBufferPointer(rebasing: frame[range])
-            if filtering, HAFrameFilter.isIrrelevant(element, matcher: matcher) { continue }
-            guard let json = try? JSONParser.parse(element, skippingKeys: Self.unreadMembers),
-                let message = try? HAMessage(json: json)
-            else { return nil }
-            if case .pong = message {} else { filtering = false }
-            read.append(message)
-        }
-        return read
     }
 
     private mutating func parsedWhole(_ frame: UnsafeRawBufferPointer) throws(HAMessageError) -> [HAMessage] {

@@ -227,12 +227,6 @@ public struct HASession: Sendable {
         }
     }
 
-    /// An event frame the reader skipped unparsed (about another entity):
-    /// traffic, like any message.
-    public mutating func receivedUnparsedEvent(at now: EpochTime) {
-        lastActivity = now
-    }
-
     /// Asks HA to run `domain.service` on `entityID` (`call_service`), if
     /// the connection is live: the id its outcome will carry
     /// (`Notice.serviceCallEnded`) and the command that sends it; nil when

@@ -106,7 +106,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             // A key seen twice: the first value counts (the second is only
-            // checked), as HAFrameFilter reads frames from their start.
+            // checked).
             if (!skippedKeys.isEmpty && skippedKeys.contains(key)) || members[key] != nil {
                 try skipValue(depth: depth + 1)
             } else {

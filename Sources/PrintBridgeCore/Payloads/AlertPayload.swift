@@ -71,7 +71,7 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
 
     public var aps: APS
     public var printerState: PrinterState
-    private let inputs: Inputs
+    private var inputs: Inputs
 
     private struct Inputs: Hashable, Sendable {
         var event: Push.Event
@@ -84,6 +84,8 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
         var detail: Detail
         var catalog: Catalog
         var printID: String?
+        /// Told already, audibly, by the phone's Live Activity (`quieted()`).
+        var quiet = false
     }
 
     enum CodingKeys: String, CodingKey {
@@ -179,14 +181,28 @@ public struct AlertPayload: Encodable, Hashable, Sendable {
             filename: fileName, reason: reason, printId: printID)
     }
 
+    /// The same alert without a sound and `passive` (no banner, no lit
+    /// screen; it waits in Notification Center with its picture and
+    /// buttons): for a phone whose Live Activity update carried this alert
+    /// audibly already (docs/BEHAVIOUR.md, "An alert inside the Live
+    /// Activity").
+    public func quieted() -> AlertPayload {
+        var quiet = self
+        quiet.inputs.quiet = true
+        quiet.aps.sound = nil
+        quiet.aps.interruptionLevel = "passive"
+        return quiet
+    }
+
     /// The JSON body, within APNs' 4096 bytes: an over-long file name is
     /// shortened (with "…") until it fits.
     public func encoded() throws(PayloadError) -> [UInt8] {
         try PayloadEncoding.fitting(fileName: inputs.fileName) { fileName in
-            AlertPayload(
+            let payload = AlertPayload(
                 event: inputs.event, prefix: inputs.prefix, printerName: inputs.printerName, fileName: fileName,
                 status: inputs.status, progress: inputs.progress, milestone: inputs.milestone, detail: inputs.detail,
                 catalog: inputs.catalog, printID: inputs.printID)
+            return inputs.quiet ? payload.quieted() : payload
         }
     }
 }

@@ -14,6 +14,24 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
         case update, end, start
     }
 
+    /// The alert a Live Activity push may carry: it lights the screen and
+    /// shows the expanded presentation (or a banner without a Dynamic
+    /// Island) and plays `sound` (ActivityKit `AlertConfiguration`: title,
+    /// body, sound; Apple's payload keeps the sound inside `alert`). The
+    /// title and body are what an Apple Watch shows.
+    public struct Alert: Encodable, Hashable, Sendable {
+        public var title: String
+        public var body: String
+        /// `default`, or nil: silent (push-to-start's "Print Started").
+        public var sound: String?
+
+        public init(title: String, body: String, sound: String? = nil) {
+            self.title = title
+            self.body = body
+            self.sound = sound
+        }
+    }
+
     public struct APS: Encodable, Hashable, Sendable {
         public var timestamp: Int
         public var event: Event
@@ -23,10 +41,15 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
         /// Push-to-start only.
         public var attributesType: String?
         public var attributes: PrinterActivityAttributes?
-        public var alert: AlertPayload.APS.Alert?
+        public var alert: Alert?
+        /// Which of several Live Activities the system features (the
+        /// Dynamic Island, the top of the Lock Screen): the highest
+        /// (`ActivityRelevance`).
+        public var relevanceScore: Double?
 
         enum CodingKeys: String, CodingKey {
             case timestamp, event, alert, attributes
+            case relevanceScore = "relevance-score"
             case contentState = "content-state"
             case staleDate = "stale-date"
             case dismissalDate = "dismissal-date"
@@ -42,30 +65,32 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
 
     /// A routine or status-change update.
     public static func update(
-        _ state: PrinterActivityAttributes.ContentState, at now: EpochTime, staleAfter: Double
+        _ state: PrinterActivityAttributes.ContentState, at now: EpochTime, staleAfter: Double,
+        relevance: Double? = nil, alert: Alert? = nil
     ) -> LiveActivityPayload {
         LiveActivityPayload(
             aps: APS(
                 timestamp: now.wholeSeconds, event: .update, contentState: state,
-                staleDate: (now + staleAfter).wholeSeconds))
+                staleDate: (now + staleAfter).wholeSeconds, alert: alert, relevanceScore: relevance))
     }
 
     /// The final state; the activity stays on the Lock Screen until `dismissAfter` has passed.
     public static func end(
-        _ state: PrinterActivityAttributes.ContentState, at now: EpochTime, dismissAfter: Double
+        _ state: PrinterActivityAttributes.ContentState, at now: EpochTime, dismissAfter: Double,
+        relevance: Double? = nil, alert: Alert? = nil
     ) -> LiveActivityPayload {
         let dismissal = (now + dismissAfter).wholeSeconds
         return LiveActivityPayload(
             aps: APS(
                 timestamp: now.wholeSeconds, event: .end, contentState: state, staleDate: dismissal,
-                dismissalDate: dismissal))
+                dismissalDate: dismissal, alert: alert, relevanceScore: relevance))
     }
 
     /// Push-to-start (iOS 17.2+): creates the activity on the phone, with a
     /// "Print Started" alert naming the file.
     public static func start(
         _ state: PrinterActivityAttributes.ContentState, attributes: PrinterActivityAttributes,
-        at now: EpochTime, staleAfter: Double, catalog: Catalog = .english
+        at now: EpochTime, staleAfter: Double, catalog: Catalog = .english, relevance: Double? = nil
     ) -> LiveActivityPayload {
         let names: [String: CatalogArgument] = [
             "file": .text(attributes.filename), "printer": .text(attributes.printerName),
@@ -75,7 +100,8 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
                 timestamp: now.wholeSeconds, event: .start, contentState: state,
                 staleDate: (now + staleAfter).wholeSeconds, attributesType: "PrinterActivityAttributes",
                 attributes: attributes,
-                alert: .init(title: catalog.text(.startedTitle), body: catalog.text(.startedBody, names))),
+                alert: .init(title: catalog.text(.startedTitle), body: catalog.text(.startedBody, names)),
+                relevanceScore: relevance),
             catalog: catalog)
     }
 
@@ -91,7 +117,7 @@ public struct LiveActivityPayload: Encodable, Hashable, Sendable {
                     printerName: attributes.printerName, printerModel: attributes.printerModel,
                     entityPrefix: attributes.entityPrefix),
                 at: EpochTime(seconds: Double(aps.timestamp)), staleAfter: Double(aps.staleDate - aps.timestamp),
-                catalog: catalog)
+                catalog: catalog, relevance: aps.relevanceScore)
         }
     }
 }

@@ -47,6 +47,11 @@ public struct Push: Hashable, Sendable {
         case device
         case activity
         case pushToStart = "push_to_start"
+        /// A broadcast to a printer's channel (iOS 18): `token` is the
+        /// channel id, and the push goes to `/4/broadcasts/apps/{bundle}`
+        /// with `apns-channel-id` ("Sending broadcast push notification
+        /// requests to APNs"); APNs hands it to every activity on the channel.
+        case channel
     }
 
     public var kind: Kind
@@ -95,6 +100,22 @@ public struct Push: Hashable, Sendable {
         self.expiration = expiration
         self.payload = payload
         self.createdAt = createdAt
+    }
+
+    /// A Live Activity push whose body carries an `alert` (`aps.alert`, a
+    /// pause's or a failure's: `LiveActivityPayload.update`). Read from the
+    /// body, so it holds for a push restored from the store. A string value
+    /// cannot fake it: inside one, the quotes would be escaped (`\"`).
+    public var carriesActivityAlert: Bool {
+        guard kind == .liveActivity else { return false }
+        let key = Array(#""alert":{"#.utf8)
+        guard payload.count >= key.count else { return false }
+        var index = 0
+        while index + key.count <= payload.count {
+            if payload[index] == key[0], payload[index..<index + key.count].elementsEqual(key) { return true }
+            index += 1
+        }
+        return false
     }
 
     /// A UUID-shaped id (version 8, RFC 9562) derived from `name`: two

@@ -73,6 +73,11 @@ public struct PrinterPipeline: Sendable {
         return changes
     }
 
+    /// Each printer's broadcast channel (the agent's `ChannelKeeper`).
+    public mutating func setChannels(_ channels: [String: String]) {
+        planner.channels = channels
+    }
+
     /// When the next scheduled push (a throttled Live Activity update) is due.
     public var nextDue: EpochTime? { planner.nextDue }
 
@@ -182,6 +187,7 @@ public struct PrinterPipeline: Sendable {
         for end in ended {
             if let index = devices.firstIndex(where: { $0.id == end.deviceID }) {
                 devices[index].activityTokens[end.prefix] = nil
+                devices[index].channelPrinters.remove(end.prefix)
             }
         }
     }

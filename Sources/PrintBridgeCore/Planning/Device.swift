@@ -14,6 +14,11 @@ public struct Device: Hashable, Sendable {
     public var language: String?
     /// Live Activity update tokens, one per printer with a running activity.
     public var activityTokens: [String: String]
+    /// Printers whose Live Activity this phone follows by the printer's
+    /// broadcast channel (iOS 18: started with `pushType: .channel(id)`)
+    /// rather than by an activity token: it gets the channel's one
+    /// broadcast an update, never a per-token push as well.
+    public var channelPrinters: Set<String> = []
     /// iOS 17.2+ push-to-start token: lets a print start begin the activity remotely.
     public var pushToStartToken: String?
     /// APNs refused the device token (BadDeviceToken, DeviceTokenNotForTopic):
@@ -36,6 +41,11 @@ public struct Device: Hashable, Sendable {
         self.preferences = preferences
         self.activityTokens = activityTokens
         self.pushToStartToken = pushToStartToken
+    }
+
+    /// Whether this phone has a Live Activity for `prefix`, by token or by channel.
+    public func hasActivity(for prefix: String) -> Bool {
+        activityTokens[prefix] != nil || channelPrinters.contains(prefix)
     }
 
     /// Whether alerts about `prefix` go to this device.

@@ -11,9 +11,13 @@ struct PushBuilder {
     private struct PayloadKey: Hashable {
         var language: String
         var printerName: String
+        /// Told by the phone's Live Activity already (`AlertPayload.quieted`).
+        var quiet = false
     }
 
     let configuration: PlannerConfiguration
+    /// Each printer's broadcast channel id (`PushPlanner.channels`).
+    let channels: [String: String]
     /// The printer with only the current print's readings (`PrinterSnapshot.currentPrint`).
     var snapshot: PrinterSnapshot
     let devices: [Device]
@@ -22,8 +26,12 @@ struct PushBuilder {
     var printID: String?
     var plan = PushPlanner.Plan()
 
-    init(configuration: PlannerConfiguration, snapshot: PrinterSnapshot, devices: [Device], now: EpochTime) {
+    init(
+        configuration: PlannerConfiguration, channels: [String: String] = [:], snapshot: PrinterSnapshot,
+        devices: [Device], now: EpochTime
+    ) {
         self.configuration = configuration
+        self.channels = channels
         self.snapshot = snapshot.currentPrint()
         self.devices = devices
         self.now = now
@@ -32,7 +40,77 @@ struct PushBuilder {
     var prefix: String { snapshot.prefix }
 
     /// Whether any device has a Live Activity running for this printer.
-    var hasLiveActivities: Bool { devices.contains { $0.activityTokens[prefix] != nil } }
+    var hasLiveActivities: Bool { devices.contains { $0.activityTokens[prefix] != nil || followsByChannel($0) } }
+
+    /// This printer's broadcast channel, if it has one.
+    var channel: String? { channels[prefix] }
+
+    /// Whether `device` follows this printer's activity by its channel: it
+    /// gets the broadcast and never a push to a token as well. Without a
+    /// channel (not made yet, or APNs refused one) nothing goes by channel.
+    func followsByChannel(_ device: Device) -> Bool { channel != nil && device.channelPrinters.contains(prefix) }
+
+    /// The phones that follow this printer's activity by channel.
+    var channelFollowers: [Device] { devices.filter(followsByChannel) }
+
+    /// The phones whose Live Activity push about `event` (a pause, a failure) will carry
+    /// its alert audibly, so its ordinary alert goes quietly
+    /// (`AlertPayload.quieted`; docs/BEHAVIOUR.md, "An alert inside the Live
+    /// Activity"). A phone with an activity by token: when it wants the
+    /// alert (its switch for the event). The phones on the channel share one
+    /// broadcast: all of them when every one wants it, else none (a phone
+    /// that switched the alert off is never lit by another's choice).
+    func activityAlertRecipients(_ event: Push.Event) -> Set<String> {
+        var recipients: Set<String> = []
+        for device in devices where device.activityTokens[prefix] != nil && !followsByChannel(device) {
+            if !device.isDisabled, lightsActivity(device, event) { recipients.insert(device.id) }
+        }
+        let followers = channelFollowers
+        if !followers.isEmpty, followers.allSatisfy({ lightsActivity($0, event) }) {
+            recipients.formUnion(followers.map(\.id))
+        }
+        return recipients
+    }
+
+    /// Whether `device`'s activity may carry its alert about `event` audibly:
+    /// it wants the alert and its quiet hours do not hold it (a held alert
+    /// waits for the morning's summary, its activity updates silently).
+    private func lightsActivity(_ device: Device, _ event: Push.Event) -> Bool {
+        device.preferences.wants(event) && !quietHoursHold(device, event, .none)
+    }
+
+    /// Whether `device`'s quiet hours hold its alert about `event` (with
+    /// `detail`, which tells an urgent printer error) now.
+    func quietHoursHold(_ device: Device, _ event: Push.Event, _ detail: AlertPayload.Detail) -> Bool {
+        guard let quiet = device.preferences.schedule.quietHours else { return false }
+        return quiet.holds(urgent: Self.isUrgent(event, detail), at: now)
+    }
+
+    /// The alert a Live Activity push carries about `event` for `device`,
+    /// in its language, with `reason` when given (as the ordinary alert's)
+    /// or else the printer's, and a sound.
+    func activityAlert(
+        _ event: Push.Event, status: PrintStatus, reason: Catalog.Key? = nil, catalog: Catalog, printerName: String
+    ) -> LiveActivityPayload.Alert {
+        let detail: AlertPayload.Detail
+        if let reason {
+            detail = .reason(catalog.text(reason))
+        } else {
+            detail = AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
+        }
+        let alert = AlertPayload(
+            event: event, prefix: prefix, printerName: printerName, fileName: snapshot.fileName, status: status,
+            progress: Int((snapshot.progress ?? 0).rounded(.down)), detail: detail, catalog: catalog).aps.alert
+        return .init(title: alert.title, body: alert.body, sound: "default")
+    }
+
+    /// The catalog of a broadcast's alert: the followers' language when
+    /// they share one, else the agent's.
+    var channelCatalog: Catalog {
+        let languages = Set(channelFollowers.map { configuration.catalog(for: $0).language })
+        if languages.count == 1, let first = channelFollowers.first { return configuration.catalog(for: first) }
+        return configuration.catalog
+    }
 
     /// The printer's name for `device`: the phone's own name for it if it
     /// gave one and follows only this printer. `shared` keeps the printer's
@@ -67,11 +145,12 @@ struct PushBuilder {
     @discardableResult
     mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, reason: Catalog.Key? = nil,
-        skipping: Set<String> = [], idName: String? = nil, aboutPrint: Bool = true
+        skipping: Set<String> = [], idName: String? = nil, aboutPrint: Bool = true, quieted: Set<String> = []
     ) -> Set<String> {
         let snapshot = snapshot
         return alert(
-            event, status: status, milestone: milestone, idName: idName, skipping: skipping, aboutPrint: aboutPrint
+            event, status: status, milestone: milestone, idName: idName, skipping: skipping, aboutPrint: aboutPrint,
+            quieted: quieted
         ) { catalog in
             if let reason { return .reason(catalog.text(reason)) }
             return AlertReason.text(for: event, snapshot: snapshot, catalog: catalog).map(AlertPayload.Detail.reason) ?? .none
@@ -160,7 +239,7 @@ struct PushBuilder {
     private mutating func alert(
         _ event: Push.Event, status: PrintStatus, milestone: Int? = nil, collapseKey: String? = nil,
         idName: String? = nil, skipping: Set<String> = [], only: Set<String>? = nil, aboutPrint: Bool = true,
-        holdAs: Push.Event? = nil, detail: (Catalog) -> AlertPayload.Detail
+        holdAs: Push.Event? = nil, quieted: Set<String> = [], detail: (Catalog) -> AlertPayload.Detail
     ) -> Set<String> {
         let progress = Int((snapshot.progress ?? 0).rounded(.down))
         var recipients: Set<String> = []
@@ -175,23 +254,24 @@ struct PushBuilder {
             recipients.insert(device.id)
             let catalog = configuration.catalog(for: device)
             let name = printerName(for: device, shared: &sharedName)
-            // The phone's quiet hours: held for its summary (a quiet note as the alert it answers).
-            if let quiet = device.preferences.schedule.quietHours, quiet.contains(now) {
-                let shown = detail(catalog)
-                if quiet.holds(urgent: Self.isUrgent(holdAs ?? event, shown), at: now) {
-                    plan.held.append(HeldAlert(
-                        deviceID: device.id, printer: prefix, printerName: name, event: event, fileName: snapshot.fileName,
-                        printID: aboutPrint ? printID : nil, milestone: milestone, reason: Self.reasonText(shown, catalog),
-                        timeZone: quiet.timeZone, at: now, releaseAt: quiet.endAfter(now)))
-                    continue
-                }
+            // The phone's quiet hours: held for its summary (a quiet note as
+            // the alert it answers), and its Live Activity not lit either
+            // (`activityAlertRecipients`): the quiet hours come first.
+            if let quiet = device.preferences.schedule.quietHours,
+               quietHoursHold(device, holdAs ?? event, detail(catalog)) {
+                plan.held.append(HeldAlert(
+                    deviceID: device.id, printer: prefix, printerName: name, event: event, fileName: snapshot.fileName,
+                    printID: aboutPrint ? printID : nil, milestone: milestone, reason: Self.reasonText(detail(catalog), catalog),
+                    timeZone: quiet.timeZone, at: now, releaseAt: quiet.endAfter(now)))
+                continue
             }
-            let key = PayloadKey(language: catalog.language, printerName: name)
+            let key = PayloadKey(language: catalog.language, printerName: name, quiet: quieted.contains(device.id))
             let bytes = encoded[key] ?? {
-                let payload = AlertPayload(
+                var payload = AlertPayload(
                     event: event, prefix: prefix, printerName: name, fileName: snapshot.fileName,
                     status: status, progress: status == .complete ? 100 : progress, milestone: milestone,
                     detail: detail(catalog), catalog: catalog, printID: aboutPrint ? printID : nil)
+                if key.quiet { payload = payload.quieted() }
                 let result = Result { () throws(PayloadError) in try payload.encoded() }
                 encoded[key] = result
                 return result
@@ -230,44 +310,109 @@ struct PushBuilder {
     }
 
     /// Sends the current state to every Live Activity of this printer, with
-    /// `status` (the status a change is about) or else the printer's.
-    /// Returns whether any token received it.
-    mutating func liveActivityUpdate(priority: Int, status: PrintStatus? = nil) -> Bool {
+    /// `status` (the status a change is about) or else the printer's: a
+    /// push to each activity token (iOS 17), and one broadcast to the
+    /// printer's channel for the phones that follow it by channel (iOS 18);
+    /// never both to one phone. Every push carries the printer's
+    /// `relevance-score` (`ActivityRelevance`); with `alerting`, those to
+    /// `activityAlertRecipients(alerting)` carry its alert (with `reason`
+    /// as its detail when given); `onlyAlerting`: to those alone (a
+    /// failure's update before the end, for the phones it lights).
+    /// Returns whether anything was sent.
+    @discardableResult
+    mutating func liveActivityUpdate(
+        priority: Int, status: PrintStatus? = nil, alerting: Push.Event? = nil, reason: Catalog.Key? = nil,
+        onlyAlerting: Bool = false
+    ) -> Bool {
         let state = snapshot.contentState(status: status)
-        let payload = LiveActivityPayload.update(state, at: now, staleAfter: configuration.staleAfter)
-        var sent = false
-        var encoded: Result<[UInt8], PayloadError>?  // one payload for every token: encoded once
+        let relevance = ActivityRelevance.score(snapshot, status: status)
+        let now = now, staleAfter = configuration.staleAfter
+        return liveActivityPushes(event: .update, priority: priority, alerting: alerting, reason: reason,
+                                  onlyAlerting: onlyAlerting, status: status ?? .running,
+                                  expiration: now + staleAfter) { alert in
+            LiveActivityPayload.update(state, at: now, staleAfter: staleAfter, relevance: relevance, alert: alert)
+        }
+    }
+
+    /// Ends every Live Activity of this printer with the real final values
+    /// (the tokens', and the channel's for its followers). No alert: an
+    /// activity's end carries none (ActivityKit's `end(_:dismissalPolicy:)`
+    /// has no alert configuration, unlike `update(_:alertConfiguration:)`),
+    /// so a failure's alert goes in an update just before (`PushPlanner.apply`).
+    mutating func liveActivityEnd(status: PrintStatus) {
+        let payload = LiveActivityPayload.end(
+            snapshot.contentState(status: status), at: now, dismissAfter: configuration.dismissAfter,
+            relevance: ActivityRelevance.score(snapshot, status: status))
+        liveActivityPushes(event: .end, priority: 10, alerting: nil, status: status,
+                           expiration: now + configuration.dismissAfter) { _ in payload }
         for device in devices {
-            guard let token = device.activityTokens[prefix] else { continue }
-            let bytes = encoded ?? Result { () throws(PayloadError) in try payload.encoded() }
-            encoded = bytes
+            if let token = device.activityTokens[prefix], !followsByChannel(device) {
+                plan.endedActivities.append(.init(deviceID: device.id, prefix: prefix, token: token))
+            }
+        }
+        if let channel {
+            for device in channelFollowers {
+                plan.endedActivities.append(.init(deviceID: device.id, prefix: prefix, token: channel))
+            }
+        }
+    }
+
+    /// One Live Activity push to each activity token not on the channel,
+    /// and one broadcast for the channel's followers. `payload` makes the
+    /// body for an alert (or none); each distinct body is encoded once.
+    @discardableResult
+    private mutating func liveActivityPushes(
+        event: Push.Event, priority: Int, alerting: Push.Event?, reason: Catalog.Key? = nil, onlyAlerting: Bool = false,
+        status: PrintStatus, expiration: EpochTime, payload: (LiveActivityPayload.Alert?) -> LiveActivityPayload
+    ) -> Bool {
+        let recipients = alerting.map(activityAlertRecipients) ?? []
+        var encoded: [LiveActivityPayload.Alert?: Result<[UInt8], PayloadError>] = [:]
+        func bytes(_ alert: LiveActivityPayload.Alert?) -> Result<[UInt8], PayloadError> {
+            if let known = encoded[alert] { return known }
+            let body = payload(alert)
+            let result = Result { () throws(PayloadError) in try body.encoded() }
+            encoded[alert] = result
+            return result
+        }
+        var sent = false
+        var sharedName: String?
+        let collapseID = PayloadLimits.collapseID(prefix: prefix, event: "activity")
+        for device in devices {
+            guard let token = device.activityTokens[prefix], !followsByChannel(device) else { continue }
+            if onlyAlerting && !recipients.contains(device.id) { continue }
+            var alert: LiveActivityPayload.Alert?
+            if let alerting, recipients.contains(device.id) {
+                alert = activityAlert(
+                    alerting, status: status, reason: reason, catalog: configuration.catalog(for: device),
+                    printerName: printerName(for: device, shared: &sharedName))
+            }
+            let body = bytes(alert)
             add(
-                payload: { () throws(PayloadError) in try bytes.get() }, kind: .liveActivity, event: .update,
+                payload: { () throws(PayloadError) in try body.get() }, kind: .liveActivity, event: event,
                 device: device, token: token, tokenKind: .activity, topic: configuration.liveActivityTopic,
-                priority: priority, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity"),
-                expiration: now + configuration.staleAfter)
+                priority: priority, collapseID: collapseID, expiration: expiration)
+            sent = true
+        }
+        let followers = channelFollowers
+        if let channel, !followers.isEmpty, !onlyAlerting || recipients.contains(followers[0].id) {
+            var alert: LiveActivityPayload.Alert?
+            if let alerting, recipients.contains(followers[0].id) {
+                alert = activityAlert(
+                    alerting, status: status, reason: reason, catalog: channelCatalog, printerName: printerName)
+            }
+            let body = bytes(alert)
+            add(
+                payload: { () throws(PayloadError) in try body.get() }, kind: .liveActivity, event: event,
+                device: Device(id: PushBuilder.channelDeviceID(prefix), apnsToken: ""), token: channel,
+                tokenKind: .channel, topic: configuration.liveActivityTopic, priority: priority,
+                collapseID: collapseID, expiration: expiration)
             sent = true
         }
         return sent
     }
 
-    /// Ends every Live Activity of this printer with the real final values.
-    mutating func liveActivityEnd(status: PrintStatus) {
-        let payload = LiveActivityPayload.end(
-            snapshot.contentState(status: status), at: now, dismissAfter: configuration.dismissAfter)
-        var encoded: Result<[UInt8], PayloadError>?  // one payload for every token: encoded once
-        for device in devices {
-            guard let token = device.activityTokens[prefix] else { continue }
-            let bytes = encoded ?? Result { () throws(PayloadError) in try payload.encoded() }
-            encoded = bytes
-            add(
-                payload: { () throws(PayloadError) in try bytes.get() }, kind: .liveActivity, event: .end,
-                device: device, token: token, tokenKind: .activity, topic: configuration.liveActivityTopic,
-                priority: 10, collapseID: PayloadLimits.collapseID(prefix: prefix, event: "activity"),
-                expiration: now + configuration.dismissAfter)
-            plan.endedActivities.append(.init(deviceID: device.id, prefix: prefix, token: token))
-        }
-    }
+    /// The device id a broadcast's push carries (no phone of its own).
+    static func channelDeviceID(_ prefix: String) -> String { "channel:" + prefix }
 
     /// Starts the activity remotely on devices that gave a push-to-start token
     /// and have no activity for this printer yet. Its payload carries the
@@ -277,7 +422,7 @@ struct PushBuilder {
         var sharedName: String?
         for device in devices {
             guard let token = device.pushToStartToken, device.follows(prefix),
-                device.preferences.wants(.started), device.activityTokens[prefix] == nil
+                device.preferences.wants(.started), !device.hasActivity(for: prefix)
             else { continue }
             let name = printerName(for: device, shared: &sharedName)
             let catalog = configuration.catalog(for: device)
@@ -289,7 +434,8 @@ struct PushBuilder {
                     printerModel: printerModel, entityPrefix: prefix)
                 let payload = LiveActivityPayload.start(
                     snapshot.contentState(status: .running), attributes: attributes, at: now,
-                    staleAfter: configuration.staleAfter, catalog: catalog)
+                    staleAfter: configuration.staleAfter, catalog: catalog,
+                    relevance: ActivityRelevance.score(snapshot, status: .running))
                 let result = Result { () throws(PayloadError) in try payload.encoded() }
                 encoded[key] = result
                 return result

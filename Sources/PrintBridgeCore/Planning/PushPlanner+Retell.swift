@@ -1,5 +1,6 @@
 /// Told again when unseen (issue 53): a failure or a printer error that the phone has not opened within its
-/// `retellAfterMinutes` is sent once more, `time-sensitive`, under the same
+/// `retellAfterMinutes` is sent once more, `time-sensitive` and with a sound
+/// (the first may have gone quietly, told by its Live Activity), under the same
 /// collapse id (iOS puts it in the first one's place), unless the printer
 /// has moved on by then. The app says an alert was opened with
 /// `POST /api/devices/{deviceId}/notifications/{id}/opened`
@@ -58,7 +59,7 @@ extension PushPlanner {
                 guard errors.contains(where: { $0.text == retell.errorText || retell.errorText == nil }) else { continue }
             }
             var push = retell.push
-            push.payload = Self.timeSensitive(push.payload)
+            push.payload = Self.timeSensitiveWithSound(push.payload)
             push.apnsID = Push.derivedID("retell|\(retell.push.apnsID ?? "")")
             push.createdAt = retell.due
             push.expiration = retell.due + configuration.alertExpiration
@@ -77,12 +78,14 @@ extension PushPlanner {
         }
     }
 
-    /// The payload with `aps.interruption-level` `time-sensitive`.
-    static func timeSensitive(_ payload: [UInt8]) -> [UInt8] {
+    /// The payload with `aps.interruption-level` `time-sensitive` and the
+    /// default sound (a first alert lit by its Live Activity had none).
+    static func timeSensitiveWithSound(_ payload: [UInt8]) -> [UInt8] {
         guard case .object(var root)? = try? JSONParser.parse(payload), case .object(var aps)? = root["aps"] else {
             return payload
         }
         aps["interruption-level"] = .string("time-sensitive")
+        if aps["sound"] == nil { aps["sound"] = .string("default") }
         root["aps"] = .object(aps)
         return Array(JSONText.encode(.object(root)).utf8)
     }

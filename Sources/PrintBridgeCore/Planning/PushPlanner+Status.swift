@@ -140,12 +140,15 @@ extension PushPlanner {
                 state.milestoneReference = 0
                 startTally(state: &state, snapshot: builder.snapshot)
             }
-            state.pauseToldTo = builder.alert(.paused, status: .paused)
+            // Told audibly by the activity's update to the phones it lights
+            // (`activityAlertRecipients`); their alert goes quietly.
+            let lit = builder.activityAlertRecipients(.paused)
+            state.pauseToldTo = builder.alert(.paused, status: .paused, quieted: lit)
             // A milestone crossed by the reading that came with the pause:
             // the paused alert carries that progress, the others hear it.
             checkMilestones(state: &state, builder: &builder, alerting: true, skipping: state.pauseToldTo)
             absorbErrors(state: &state, snapshot: builder.snapshot)
-            immediateUpdate(.paused, state: &state, builder: &builder)
+            immediateUpdate(.paused, state: &state, builder: &builder, alerting: .paused)
         case .complete, .failed, .cancelled:
             let status = builder.snapshot.status.flatMap { $0.isTerminal ? $0 : nil } ?? transition.terminalStatus
             if state.printID == nil {
@@ -153,12 +156,20 @@ extension PushPlanner {
                 state.printID = Self.printID(builder.snapshot, now: now)
                 builder.printID = state.printID
             }
-            builder.alert(transition.alertEvent!, status: status, reason: reason)
+            // A failure lights the phones with an activity that want it by an
+            // update carrying its alert just before the end (an end carries
+            // none); their alert goes quietly, as a pause's.
+            let lit = transition == .failed ? builder.activityAlertRecipients(.failed) : []
+            builder.alert(transition.alertEvent!, status: status, reason: reason, quieted: lit)
             state.pauseToldTo = []
             state.silence = nil
             absorbErrors(state: &state, snapshot: builder.snapshot)
             if status == .complete, let bed = builder.snapshot.bedTemp, bed >= configuration.bedCooledBelow {
                 state.bedCoolingSince = now
+            }
+            if !lit.isEmpty {
+                builder.liveActivityUpdate(
+                    priority: 10, status: status, alerting: .failed, reason: reason, onlyAlerting: true)
             }
             builder.liveActivityEnd(status: status)
             state.lastLiveActivityPush = nil
@@ -181,10 +192,11 @@ extension PushPlanner {
     /// It shows the status of the change (a start told late, when the print
     /// was already cancelled, shows running; its end follows).
     func immediateUpdate(
-        _ status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder
+        _ status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder,
+        alerting: Push.Event? = nil
     ) {
         state.liveActivityDue = nil
-        if builder.liveActivityUpdate(priority: 10, status: status) {
+        if builder.liveActivityUpdate(priority: 10, status: status, alerting: alerting) {
             state.lastLiveActivityPush = builder.now
             state.statusUpdateAt = builder.now
         }

@@ -21,6 +21,11 @@ public struct PushPlanner: Sendable {
     /// When each phone (by device id) was last sent background pushes,
     /// within the allowance's window (`+Background`); in memory only.
     public internal(set) var backgroundSent: [String: [EpochTime]] = [:]
+    /// Each printer's Live Activity broadcast channel id (iOS 18), as the
+    /// agent's `ChannelKeeper` has it: one broadcast an update goes to it
+    /// for the phones that follow the printer by channel. A printer without
+    /// one: every activity by its token.
+    public var channels: [String: String] = [:]
     /// Alerts held for phones in their quiet hours, until they end
     /// (`+QuietHours`); the agent keeps them in the store.
     public var heldAlerts: [HeldAlert] = []
@@ -92,7 +97,7 @@ public struct PushPlanner: Sendable {
         let prefix = change.prefix
         let before = printers[prefix] ?? PrinterNotificationState()
         var state = before
-        var builder = PushBuilder(configuration: configuration, snapshot: change.current, devices: devices, now: now)
+        var builder = PushBuilder(configuration: configuration, channels: channels, snapshot: change.current, devices: devices, now: now)
         builder.printID = state.printID
         var liveActivityHandled = false
 
@@ -162,7 +167,7 @@ public struct PushPlanner: Sendable {
             let seen = held.due + -configuration.cancelWindow
             let due = max(now, seen + HoldRule.Window.announcedFailure.seconds(in: configuration))
             if due <= now {
-                var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: now)
+                var builder = PushBuilder(configuration: configuration, channels: channels, snapshot: snapshot, devices: devices, now: now)
                 builder.printID = state.printID
                 state.held = nil
                 act(on: .failed, state: &state, builder: &builder)
@@ -202,7 +207,7 @@ public struct PushPlanner: Sendable {
         var plan = Plan()
         while let (prefix, dueTime) = earliestDue(upTo: time), var state = printers[prefix] {
             let snapshot = snapshots[prefix] ?? PrinterSnapshot(prefix: prefix)
-            var builder = PushBuilder(configuration: configuration, snapshot: snapshot, devices: devices, now: dueTime)
+            var builder = PushBuilder(configuration: configuration, channels: channels, snapshot: snapshot, devices: devices, now: dueTime)
             builder.printID = state.printID
             if let held = state.held, held.due <= dueTime {
                 state.held = nil

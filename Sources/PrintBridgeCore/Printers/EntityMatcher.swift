@@ -49,9 +49,6 @@ public struct EntityMatcher: Sendable {
 
     private struct SuffixRule: Sendable {
         var bytes: [UInt8]
-        /// The suffix's last (up to) 8 bytes, little-endian, for a one-compare reject.
-        var tail: UInt64
-        var tailMask: UInt64
         var field: PrinterField?  // nil: an ignored look-alike
         var profile: Int
         /// Matches only beside a known status entity of its profile.
@@ -60,26 +57,11 @@ public struct EntityMatcher: Sendable {
 
     /// Longest first, so `_target_nozzle_temperature` wins over `_nozzle_temperature`.
     private let rules: [SuffixRule]
-    /// The rules by their suffix's last byte, each group longest first:
-    /// `rules[ruleIndexes[ruleGroupStart[b]..<ruleGroupStart[b + 1]]]` can end
-    /// an id whose last byte is `b`. An id is tried against its group only
-    /// (a few rules, not all of them: the frame filter asks for every
-    /// household event).
-    private let ruleGroupStart: [UInt16]
-    private let ruleIndexes: [UInt16]
-    /// Each grouped rule's tail word, mask and suffix length, side by side
-    /// with `ruleIndexes`: the scan reads these plain words and touches a
-    /// rule only when its last eight bytes match.
-    private let groupedTails: [UInt64]
-    private let groupedMasks: [UInt64]
-    private let groupedLengths: [Int]
     private let fieldByTranslationKey: [[String: PrinterField]]
     let mappedMatches: [String: EntityMatch]
     private(set) var registryMatches: [String: EntityMatch] = [:]
     /// Status entities recognised by their options (PrusaLink's `sensor.<device>`).
     private(set) var learnedMatches: [String: EntityMatch] = [:]
-    /// Every id of the three tables above, for the frame filter's look-up.
-    private var knownIDs = EntityIDSet([String]())
     /// Printers whose status entity is known, by prefix: the profile's index.
     private(set) var knownPrinters: [String: Int] = [:]
     private var prefixByDevice: [String: String] = [:]
@@ -126,21 +108,6 @@ public struct EntityMatcher: Sendable {
                     && ($0.bytes.lexicographicallyPrecedes($1.bytes) || ($0.bytes == $1.bytes && $0.profile < $1.profile)))
         }
         self.rules = rules
-        var groupStart = [UInt16](repeating: 0, count: 257)
-        for rule in rules { groupStart[Int(rule.bytes[rule.bytes.count - 1]) + 1] += 1 }
-        for byte in 0..<256 { groupStart[byte + 1] += groupStart[byte] }
-        var next = groupStart
-        var indexes = [UInt16](repeating: 0, count: rules.count)
-        for (index, rule) in rules.enumerated() {
-            let last = Int(rule.bytes[rule.bytes.count - 1])
-            indexes[Int(next[last])] = UInt16(index)
-            next[last] += 1
-        }
-        ruleGroupStart = groupStart
-        ruleIndexes = indexes
-        groupedTails = indexes.map { rules[Int($0)].tail }
-        groupedMasks = indexes.map { rules[Int($0)].tailMask }
-        groupedLengths = indexes.map { rules[Int($0)].bytes.count }
         fieldByTranslationKey = profiles.map { profile in
             var byKey: [String: PrinterField] = [:]
             for (field, keys) in profile.entities.translationKeys {
@@ -161,14 +128,7 @@ public struct EntityMatcher: Sendable {
             if let bus = profile.busEvents, busEventsByType[bus.eventType] == nil { busEventsByType[bus.eventType] = bus }
         }
         self.busEventsByType = busEventsByType
-        rebuildKnownIDs()
-    }
-
-    private mutating func rebuildKnownIDs() {
         rebuildCameraCandidates()
-        knownIDs = EntityIDSet(
-            [Array(mappedMatches.keys), Array(registryMatches.keys), Array(learnedMatches.keys), Array(cameraCandidates.keys)]
-                .joined())
     }
 
     /// The ids the known printers' cameras would have by their profiles'
@@ -211,28 +171,7 @@ public struct EntityMatcher: Sendable {
     }
 
     private static func rule(_ suffix: String, field: PrinterField?, profile: Int, scoped: Bool) -> SuffixRule {
-        let bytes = Array(suffix.utf8)
-        let (tail, mask) = bytes.withUnsafeBytes { tailWord($0, count: bytes.count) }
-        return SuffixRule(bytes: bytes, tail: tail, tailMask: mask, field: field, profile: profile, scoped: scoped)
-    }
-
-    /// The last min(8, count) bytes ending at `count`, the very last byte in the
-    /// lowest bits (so a shorter suffix's word lines up with any longer id's),
-    /// and the mask covering them.
-    @inline(__always)
-    private static func tailWord(_ buffer: UnsafeRawBufferPointer, count: Int) -> (UInt64, UInt64) {
-        if count >= 8 {
-            // One load, byte-swapped so that the last byte is the lowest.
-            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
-            return (word.byteSwapped, ~0)
-        }
-        let n = count
-        var word: UInt64 = 0
-        for i in 0..<n {
-            word |= UInt64(buffer[count - 1 - i]) << (8 * UInt64(i))
-        }
-        let mask: UInt64 = n == 8 ? ~0 : (1 << (8 * UInt64(n))) - 1
-        return (word, mask)
+        SuffixRule(bytes: Array(suffix.utf8), field: field, profile: profile, scoped: scoped)
     }
 
     // MARK: Learning
@@ -308,7 +247,7 @@ public struct EntityMatcher: Sendable {
             namedCameras[gone] = nil
             namedButtons[gone] = nil
         }
-        rebuildKnownIDs()
+        rebuildCameraCandidates()
         registryButtons = [:]
         for entry in entries where entry.entityID.hasPrefix("button.") {
             guard let profile = profileIndex(platform: entry.platform),
@@ -421,7 +360,7 @@ public struct EntityMatcher: Sendable {
             learnedMatches[state.entityID] = EntityMatch(prefix: prefix, field: .status, profile: profiles[index])
             knownPrinters[prefix] = index
         }
-        rebuildKnownIDs()
+        rebuildCameraCandidates()
         learnButtons(from: states)
     }
 
@@ -433,7 +372,7 @@ public struct EntityMatcher: Sendable {
         else { return }
         knownPrinters[match.prefix] = index
         // Its cameras' ids join the filter's look-up (a new printer is rare).
-        rebuildKnownIDs()
+        rebuildCameraCandidates()
     }
 
     private func profileIndex(platform: String?) -> Int? {
@@ -528,14 +467,6 @@ public struct EntityMatcher: Sendable {
         }
     }
 
-    /// Whether an entity id (raw UTF-8) may belong to a printer. Cheap: no allocation
-    /// unless exact matches exist or a suffix that needs a known printer matches.
-    public func isRelevant(entityID buffer: UnsafeRawBufferPointer) -> Bool {
-        if knownIDs.contains(buffer) { return true }
-        guard let found = suffixRule(for: buffer, profile: nil), found.rule.field != nil else { return false }
-        return foreignLookAlikes.isEmpty || !foreignLookAlikes.contains(String(decoding: buffer, as: UTF8.self))
-    }
-
     /// Where a suffix rule matched: the object id's start, where the suffix
     /// starts, and HA's copy number after it (`_2`), if any.
     private struct Found {
@@ -576,25 +507,12 @@ public struct EntityMatcher: Sendable {
     private func suffixRule(for buffer: UnsafeRawBufferPointer, start: Int, end: Int, profile: Int?) -> Found? {
         let objectLength = end - start
         guard end > start else { return nil }
-        let (tail, _) = Self.tailWord(buffer, count: end)
-        let last = Int(buffer[end - 1])
-        for position in Int(ruleGroupStart[last])..<Int(ruleGroupStart[last + 1]) {
-            let length = groupedLengths[position]
-            guard objectLength > length, tail & groupedMasks[position] == groupedTails[position] else { continue }
-            let rule = rules[Int(ruleIndexes[position])]
+        for rule in rules {
             if let profile, rule.profile != profile { continue }
-            if length > 8 {
-                var equal = true
-                rule.bytes.withUnsafeBytes { suffix in
-                    var i = 0
-                    let base = end - length
-                    while i < length - 8 {
-                        if buffer[base + i] != suffix[i] { equal = false; return }
-                        i += 1
-                    }
-                }
-                guard equal else { continue }
-            }
+            let length = rule.bytes.count
+            guard objectLength > length,
+                rule.bytes.withUnsafeBytes({ suffix in suffix.elementsEqual(buffer[(end - length)..<end]) })
+            else { continue }
             let found = Found(rule: rule, start: start, suffixStart: end - length, copyStart: end)
             if rule.scoped, profile == nil {
                 // `_progress` is a printer's only beside its profile's status entity.

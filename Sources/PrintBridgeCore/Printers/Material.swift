@@ -4,7 +4,7 @@
 public struct Material: Hashable, Sendable, Codable {
     /// The filament's type as the printer names it ("PLA", "PETG-CF").
     public var type: String?
-    /// Its colour as "#RRGGBB" or "#RRGGBBAA", upper case, as ha-bambulab writes it.
+    /// Its colour as "#RRGGBB" or "#RRGGBBAA", upper case.
     public var color: String?
 
     public init(type: String? = nil, color: String? = nil) {
@@ -13,15 +13,16 @@ public struct Material: Hashable, Sendable, Codable {
     }
 
     /// A type or colour as a printer writes it, or nil when it says nothing
-    /// ("", "unknown", ha-bambulab's "#" of an empty colour).
+    /// ("", "unknown").
     static func reading(_ text: String?) -> String? {
-        guard let text = text?.trimmingWhitespace, !text.isEmpty, text != "#",
+        guard let text = text?.trimmingWhitespace, !text.isEmpty,
             !EntityValue.carriesNoInformation(String(text).lowercased())
         else { return nil }
         return String(text)
     }
 
-    /// A colour in one spelling: "#" and upper-case hex; nil when it is no colour.
+    /// A colour in one spelling: "#" and upper-case hex; nil when it is no
+    /// colour (no hex digits at all, as a "#" alone).
     static func color(_ text: String?) -> String? {
         guard let text = reading(text) else { return nil }
         let hex = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
@@ -48,8 +49,8 @@ public struct MaterialUse: Hashable, Sendable, Codable {
     public var material: Material { Material(type: type, color: color) }
 }
 
-/// A spool feeding the printer: which one (ha-bambulab's spool names, "AMS
-/// 1 Tray 2", "External Spool") and what is on it.
+/// A spool feeding the printer: which one, by its integration's name for it
+/// ("" where the integration does not say), and what is on it.
 public struct Spool: Hashable, Sendable, Codable {
     public var name: String
     public var material: Material
@@ -65,11 +66,11 @@ public struct MaterialReadings: Hashable, Sendable {
     /// The print's total weight (grams) and length (meters), where reported.
     public var grams: Double?
     public var meters: Double?
-    /// Per spool, where the integration breaks them down (ha-bambulab's
-    /// "Print weight" and "Print length" attributes: "AMS 1 Tray 1": 12.5).
+    /// Per spool, by the spool's name, where the integration breaks them
+    /// down (`PrinterProfile.spoolAmounts`).
     public var gramsBySpool: [String: Double] = [:]
     public var metersBySpool: [String: Double] = [:]
-    /// The spool feeding the printer now (ha-bambulab's "Active tray").
+    /// The spool feeding the printer now (`PrinterProfile.readActiveSpool`).
     public var activeSpool: Spool?
 
     public init() {}
@@ -98,8 +99,8 @@ public struct MaterialReadings: Hashable, Sendable {
     }
 
     /// An amount as a printer writes it: a positive number; 0 is "not known
-    /// yet" (pybambu starts every print's weight and length at 0 until it
-    /// has read the print's file; Moonraker's is 0 when not printing).
+    /// yet" (an integration may start a print's amounts at 0 until it knows
+    /// them, or write 0 when not printing).
     static func amount(_ value: JSONValue?) -> Double? {
         guard let value else { return nil }
         let number = value.numberValue ?? value.stringValue.flatMap { EntityValue.number($0) }
@@ -107,44 +108,14 @@ public struct MaterialReadings: Hashable, Sendable {
         return number
     }
 
-    /// Reads ha-bambulab's per-spool attributes: every attribute whose name
-    /// is a spool's ("AMS <n> Tray <m>", "External Spool", "External Spool 2").
-    static func bySpool(_ attributes: [String: JSONValue]) -> [String: Double] {
-        var amounts: [String: Double] = [:]
-        for (name, value) in attributes where isSpoolName(name) {
-            if let amount = amount(value) { amounts[name] = amount }
-        }
-        return amounts
-    }
-
-    static func isSpoolName(_ name: String) -> Bool {
-        if name == "External Spool" || name == "External Spool 2" { return true }
-        let words = name.split(separator: " ")
-        return words.count == 4 && words[0] == "AMS" && words[2] == "Tray" && Int(words[1]) != nil
-            && Int(words[3]) != nil
-    }
-
-    /// The spool ha-bambulab's "Active tray" names, with its `type` and
-    /// `color`. Since v2.1 it says which spool in `ams_index` (0-based; 255
-    /// and 254 the external spools) and `tray_index` (0-based), named here
-    /// as its print weights name it ("AMS 1 Tray 2"); before (v2.0.46),
-    /// it does not, and the spool's name is "". Nil when no spool is
-    /// active (state "none" or unavailable, without a type or colour).
-    static func activeSpool(_ state: HAState) -> Spool? {
-        let attributes = state.attributes
-        let material = Material(
-            type: Material.reading(attributes["type"]?.stringValue),
-            color: Material.color(attributes["color"]?.stringValue))
-        guard material.type != nil || material.color != nil else { return nil }
-        var name = ""
-        switch attributes["ams_index"]?.intValue {
-        case 255: name = "External Spool"
-        case 254: name = "External Spool 2"
-        case let ams? where (0..<128).contains(ams):
-            if let tray = attributes["tray_index"]?.intValue, tray >= 0 { name = "AMS \(ams + 1) Tray \(tray + 1)" }
+    /// Forgets a material reading (field `materialWeight` or
+    /// `materialLength`) with its amounts per spool: it is another print's.
+    mutating func forget(_ field: PrinterField) {
+        switch field {
+        case .materialWeight: grams = nil; gramsBySpool = [:]
+        case .materialLength: meters = nil; metersBySpool = [:]
         default: break
         }
-        return Spool(name: name, material: material)
     }
 }
 

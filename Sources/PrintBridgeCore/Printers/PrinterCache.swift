@@ -77,8 +77,8 @@ public struct PrinterCache: Sendable {
     }
 
     /// Reads one entity's state into the snapshot: plain values here, the
-    /// print error and the printer's errors as the entity's integration
-    /// (`profile`) reads them.
+    /// print error, the printer's errors and the spools as the entity's
+    /// integration (`profile`) reads them.
     private static func read(
         _ state: HAState, into snapshot: inout PrinterSnapshot, field: PrinterField, profile: PrinterProfile
     ) {
@@ -103,7 +103,7 @@ public struct PrinterCache: Sendable {
         if field == .activeSpool {
             // "none" with no attributes: no spool feeds the printer now; the
             // print keeps the spools it was seen to use (the planner's memory).
-            snapshot.material.activeSpool = MaterialReadings.activeSpool(state)
+            snapshot.material.activeSpool = profile.readActiveSpool(state)
             return
         }
         guard !EntityValue.carriesNoInformation(raw) else { return }
@@ -112,10 +112,10 @@ public struct PrinterCache: Sendable {
             guard let amount = MaterialReadings.amount(.string(raw)) else { return }
             if field == .materialWeight {
                 snapshot.material.grams = amount
-                snapshot.material.gramsBySpool = MaterialReadings.bySpool(state.attributes)
+                snapshot.material.gramsBySpool = profile.spoolAmounts(state.attributes)
             } else {
                 snapshot.material.meters = amount
-                snapshot.material.metersBySpool = MaterialReadings.bySpool(state.attributes)
+                snapshot.material.metersBySpool = profile.spoolAmounts(state.attributes)
             }
             return
         }

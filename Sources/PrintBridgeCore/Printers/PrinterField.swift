@@ -20,14 +20,13 @@ public enum PrinterField: String, CaseIterable, Hashable, Sendable, Codable {
     /// The printer's own list of its current errors (read by its
     /// integration, `PrinterProfile.readPrinterErrors`).
     case printerErrors
-    /// Material the current print uses, by weight (grams): ha-bambulab's
-    /// "Print weight", its attributes the grams per spool.
+    /// Material the current print uses, by weight (grams); per spool where
+    /// its integration says (`PrinterProfile.spoolAmounts`).
     case materialWeight
-    /// Material the current print uses, by length (meters): ha-bambulab's
-    /// "Print length" (per spool in its attributes), Moonraker's
-    /// "Filament Used".
+    /// Material the current print uses, by length (meters); per spool
+    /// where its integration says.
     case materialLength
     /// The spool feeding the printer now, with its material's type and
-    /// colour: ha-bambulab's "Active tray".
+    /// colour, as its integration reads it (`PrinterProfile.readActiveSpool`).
     case activeSpool
 }

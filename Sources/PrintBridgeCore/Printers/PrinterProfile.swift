@@ -1,7 +1,7 @@
 /// How one Home Assistant integration shows a printer: which of its entities
 /// play which part, what its status texts mean, and what is its own beyond
 /// that (its bus events, its cancel code, how it writes an error, how its
-/// error and stage entities read).
+/// error, stage and spool entities read).
 ///
 /// The generic path (session, frame reader, cache, planner) asks a printer's
 /// profile and names no integration. Each built-in integration keeps its
@@ -61,6 +61,20 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
     /// The printer's current errors as the integration's errors entity
     /// (field `printerErrors`) lists them; nil: no information. Default: nil.
     public var readPrinterErrors: @Sendable (HAState) -> [PrinterError]? { specifics.readPrinterErrors }
+    /// The amounts per spool that an amount entity (field `materialWeight`
+    /// or `materialLength`) breaks its total into, from its attributes, by
+    /// the spool's name. Default: none.
+    public var spoolAmounts: @Sendable ([String: JSONValue]) -> [String: Double] { specifics.spoolAmounts }
+    /// The spool feeding the printer as the integration's active-spool
+    /// entity (field `activeSpool`) says; nil: none now. Default: nil.
+    public var readActiveSpool: @Sendable (HAState) -> Spool? { specifics.readActiveSpool }
+    /// Which material readings (fields `materialWeight`, `materialLength`)
+    /// of the print under way are an earlier print's by the integration's
+    /// own rule, though they did not change before the print began.
+    /// Default: none.
+    public var materialOfEarlierPrint: @Sendable (PrinterSnapshot) -> [PrinterField] {
+        specifics.materialOfEarlierPrint
+    }
     /// Why the printer stopped, as its stage (field `stage`) says it, in
     /// the catalog's language; nil when the stage says no such thing.
     /// Default: nil.
@@ -85,6 +99,9 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         errorNotation: @escaping @Sendable (Int) -> String = { String($0) },
         readPrintError: @escaping @Sendable (HAState) -> PrintErrorReading = { _ in .noInformation },
         readPrinterErrors: @escaping @Sendable (HAState) -> [PrinterError]? = { _ in nil },
+        spoolAmounts: @escaping @Sendable ([String: JSONValue]) -> [String: Double] = { _ in [:] },
+        readActiveSpool: @escaping @Sendable (HAState) -> Spool? = { _ in nil },
+        materialOfEarlierPrint: @escaping @Sendable (PrinterSnapshot) -> [PrinterField] = { _ in [] },
         stageReason: @escaping @Sendable (PrinterSnapshot, Catalog) -> String? = { _, _ in nil },
         stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool = { _ in false },
         actionButtons: [PrinterAction: String] = [:], cameras: [CameraEntity] = []
@@ -100,8 +117,9 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         self.zeroWhenNotPrinting = zeroWhenNotPrinting
         specifics = Specifics(
             busEvents: busEvents, cancelCode: cancelCode, errorNotation: errorNotation, readPrintError: readPrintError,
-            readPrinterErrors: readPrinterErrors, stageReason: stageReason, stageExplainsPause: stageExplainsPause,
-            actionButtons: actionButtons, cameras: cameras)
+            readPrinterErrors: readPrinterErrors, spoolAmounts: spoolAmounts, readActiveSpool: readActiveSpool,
+            materialOfEarlierPrint: materialOfEarlierPrint, stageReason: stageReason,
+            stageExplainsPause: stageExplainsPause, actionButtons: actionButtons, cameras: cameras)
     }
 
     /// The integration's own facts that no mapped printer changes; immutable,
@@ -112,6 +130,9 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
         let errorNotation: @Sendable (Int) -> String
         let readPrintError: @Sendable (HAState) -> PrintErrorReading
         let readPrinterErrors: @Sendable (HAState) -> [PrinterError]?
+        let spoolAmounts: @Sendable ([String: JSONValue]) -> [String: Double]
+        let readActiveSpool: @Sendable (HAState) -> Spool?
+        let materialOfEarlierPrint: @Sendable (PrinterSnapshot) -> [PrinterField]
         let stageReason: @Sendable (PrinterSnapshot, Catalog) -> String?
         let stageExplainsPause: @Sendable (PrinterSnapshot) -> Bool
         let actionButtons: [PrinterAction: String]
@@ -121,6 +142,9 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
             busEvents: PrinterBusEvents?, cancelCode: Int?, errorNotation: @escaping @Sendable (Int) -> String,
             readPrintError: @escaping @Sendable (HAState) -> PrintErrorReading,
             readPrinterErrors: @escaping @Sendable (HAState) -> [PrinterError]?,
+            spoolAmounts: @escaping @Sendable ([String: JSONValue]) -> [String: Double],
+            readActiveSpool: @escaping @Sendable (HAState) -> Spool?,
+            materialOfEarlierPrint: @escaping @Sendable (PrinterSnapshot) -> [PrinterField],
             stageReason: @escaping @Sendable (PrinterSnapshot, Catalog) -> String?,
             stageExplainsPause: @escaping @Sendable (PrinterSnapshot) -> Bool,
             actionButtons: [PrinterAction: String], cameras: [CameraEntity]
@@ -130,6 +154,9 @@ public struct PrinterProfile: Sendable, CustomStringConvertible {
             self.errorNotation = errorNotation
             self.readPrintError = readPrintError
             self.readPrinterErrors = readPrinterErrors
+            self.spoolAmounts = spoolAmounts
+            self.readActiveSpool = readActiveSpool
+            self.materialOfEarlierPrint = materialOfEarlierPrint
             self.stageReason = stageReason
             self.stageExplainsPause = stageExplainsPause
             self.actionButtons = actionButtons

@@ -91,17 +91,12 @@ public struct PrinterSnapshot: Hashable, Sendable {
         // Material used grows through a print from its 0 (Moonraker's), so a
         // reading from before the print began is the last print's.
         if profile.zeroWhenNotPrinting {
-            if stale(.materialWeight) { copy.material.grams = nil; copy.material.gramsBySpool = [:] }
-            if stale(.materialLength) { copy.material.meters = nil; copy.material.metersBySpool = [:] }
+            for field in [PrinterField.materialWeight, .materialLength] where stale(field) {
+                copy.material.forget(field)
+            }
         }
-        // ha-bambulab's is read from the print's file: the same for a print of
-        // the same file, so it stays, unless the file changed well after it
-        // (pybambu could not read the new file; it writes both in one pass).
-        if let file = [PrinterField.taskName, .subtaskName, .gcodeFilename].compactMap({ changedAt[$0] }).max() {
-            func older(_ field: PrinterField) -> Bool { changedAt[field].map { file - $0 > 60 } ?? false }
-            if older(.materialWeight) { copy.material.grams = nil; copy.material.gramsBySpool = [:] }
-            if older(.materialLength) { copy.material.meters = nil; copy.material.metersBySpool = [:] }
-        }
+        // The integration may know more of which readings are an earlier print's.
+        for field in profile.materialOfEarlierPrint(self) { copy.material.forget(field) }
         return copy
     }
 

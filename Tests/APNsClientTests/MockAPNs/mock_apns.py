@@ -34,6 +34,37 @@ Behaviour is chosen by the device token, so one server serves every test:
   90a4N...      the Nth time (hex digit) this token is seen: GOAWAY, then close
   dead N...     the Nth time: drop the TCP connection without an answer
 anything else   200 with a fresh apns-id (or the client's)
+
+Broadcast channels (iOS 18), as Apple documents them in "Sending channel
+management requests to APNs" and "Sending broadcast push notification
+requests to APNs" (the paths and headers as parse-community/node-apn
+lib/client.js and alexandercerutti/hapns src/channels/broadcast.ts use
+them; the reasons as hapns src/connectors/apns-errors/index.ts lists
+Apple's):
+  A second port, the channel management API's (Apple: a host of its own,
+  api-manage-broadcast[.sandbox].push.apple.com, port 2196 / 2195), is
+  written to DIR/manage-port. It answers only /1/apps/{bundle}/channels
+  and /1/apps/{bundle}/all-channels; the push port answers them 404 BadPath,
+  as the management port does /3/device and /4/broadcasts.
+    POST   /1/apps/B/channels  {"message-storage-policy": 0|1, "push-type": "LiveActivity"}
+           -> 201, apns-channel-id (base64 of 16 random bytes), apns-request-id
+    GET    /1/apps/B/channels  + apns-channel-id -> 200 {"message-storage-policy", "push-type"}
+    DELETE /1/apps/B/channels  + apns-channel-id -> 204
+    GET    /1/apps/B/all-channels -> 200 {"channels": [...]}
+  Every answer carries apns-request-id: the client's (a UUID) or a fresh one.
+  Errors: 400 BadChannelId (not base64 or too long), ChannelNotRegistered,
+  MissingChannelId, BadRequestPayload (not JSON), BadRequestParams (an
+  attribute it does not know), MissingPushType / InvalidPushType (only
+  LiveActivity), CannotCreateChannelConfig (--channel-limit channels exist,
+  Apple's is 10,000), 403 TopicMismatch (B is not the token's bundle), 404
+  BadPath, 405 MethodNotAllowed. Channels are kept in DIR/channels.json (they
+  outlive a restart, as Apple's do).
+  POST /4/broadcasts/apps/B on the push port + apns-channel-id,
+  apns-push-type: liveactivity -> 200 with apns-request-id; the payload is
+  checked as a Live Activity's.
+  DIR/manage-faults: lines "STATUS REASON COUNT": the next COUNT management
+  requests get that answer (COUNT f: always), e.g. "500 InternalServerError 2",
+  "400 FeatureNotEnabled f" (the app's broadcast capability is off).
 """
 import argparse
 import base64
@@ -63,6 +94,8 @@ REASONS = {400: "BadDeviceToken", 403: "ExpiredProviderToken", 410: "Unregistere
 PUSH_TYPES = {"alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
               "pushtotalk", "widgets"}
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+UUID_ANY_CASE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+CHANNEL_ID_RE = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 
 
 def b64url_decode(part):
@@ -75,7 +108,7 @@ class Stats:
         self.lock = threading.Lock()
         self.data = {"connections": 0, "requests": 0, "max_concurrent_streams": 0, "tokens_seen": {},
                      "jwts": [], "rejected": [], "goaways": 0, "drops": 0,
-                     "header_names": []}
+                     "header_names": [], "broadcasts": 0, "channel_requests": []}
         self.write()
 
     def update(self, fn):
@@ -101,6 +134,13 @@ class Server:
         self.verified = {}  # provider token -> iat, once its signature checked out
         self.request_log = open(args.log_requests, "a") if args.log_requests else None
         self.record = open(args.record, "a") if args.record else None
+        self.channels_path = os.path.join(args.workdir, "channels.json")
+        self.channel_lock = threading.Lock()
+        try:
+            with open(self.channels_path) as f:
+                self.channels = json.load(f)
+        except (OSError, ValueError):
+            self.channels = {}
 
     def seen(self, token):
         with self.count_lock:
@@ -110,8 +150,12 @@ class Server:
     # --- request checks, Apple's rules -------------------------------------------------
     def check(self, headers, body, path):
         method = headers.get(":method")
+        if (path or "").startswith("/1/apps/"):
+            return 404, "BadPath"  # the management API has a host and port of its own
         if method != "POST":
             return 405, "MethodNotAllowed"
+        if re.fullmatch(r"/4/broadcasts/apps/[^/]+", path or ""):
+            return self.check_broadcast(headers, body, path)
         m = re.fullmatch(r"/3/device/([0-9a-fA-F]+)", path or "")
         if not m:
             return 404, "BadPath"
@@ -145,6 +189,9 @@ class Server:
         collapse = headers.get("apns-collapse-id")
         if collapse is not None and len(collapse.encode()) > 64:
             return 400, "BadCollapseId"
+        return self.check_payload(push_type, priority, body)
+
+    def check_payload(self, push_type, priority, body):
         if len(body) > 4096:
             return 413, "PayloadTooLarge"
         try:
@@ -175,7 +222,133 @@ class Server:
                 return 400, "BadPayload"
             if not isinstance(aps.get("content-state"), dict):
                 return 400, "BadPayload"
+            score = aps.get("relevance-score")
+            if score is not None and (not isinstance(score, (int, float)) or isinstance(score, bool)):
+                return 400, "BadPayload"
+            alert = aps.get("alert")
+            if alert is not None and (not isinstance(alert, dict) or not isinstance(alert.get("title"), str)
+                                      or not isinstance(alert.get("body"), str)):
+                return 400, "BadPayload"
         return None
+
+    # --- broadcast channels ----------------------------------------------------------------
+    def check_broadcast(self, headers, body, path):
+        """POST /4/broadcasts/apps/{bundle} ("Sending broadcast push notification requests to APNs")."""
+        reason = self.check_jwt(headers.get("authorization"))
+        if reason:
+            return 403, reason
+        if path.rsplit("/", 1)[-1] != self.args.bundle_id:
+            return 403, "TopicMismatch"
+        problem = self.check_channel_header(headers)
+        if problem:
+            return problem
+        push_type = headers.get("apns-push-type")
+        if push_type is None:
+            return 400, "MissingPushType"
+        if push_type != "liveactivity":
+            return 400, "InvalidPushType"
+        priority = headers.get("apns-priority")
+        if priority is not None and priority not in ("5", "10", "1"):
+            return 400, "BadPriority"
+        expiration = headers.get("apns-expiration")
+        if expiration is not None and not expiration.isdigit():
+            return 400, "BadExpirationDate"
+        request_id = headers.get("apns-request-id")
+        if request_id is not None and not UUID_ANY_CASE.match(request_id):
+            return 400, "BadRequestParams"
+        return self.check_payload("liveactivity", priority, body)
+
+    def check_channel_header(self, headers):
+        channel = headers.get("apns-channel-id")
+        if channel is None:
+            return 400, "MissingChannelId"
+        if not CHANNEL_ID_RE.match(channel) or len(channel) > 64:
+            return 400, "BadChannelId"
+        with self.channel_lock:
+            if channel not in self.channels:
+                return 400, "ChannelNotRegistered"
+        return None
+
+    def save_channels(self):
+        tmp = self.channels_path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.channels, f)
+        os.replace(tmp, self.channels_path)
+
+    def manage_fault(self):
+        """The next injected answer from DIR/manage-faults, if any."""
+        path = os.path.join(self.args.workdir, "manage-faults")
+        with self.channel_lock:
+            try:
+                with open(path) as f:
+                    lines = [line.split() for line in f.read().splitlines() if line.strip()]
+            except OSError:
+                return None
+            if not lines:
+                return None
+            status, reason, count = lines[0]
+            if count != "f":
+                left = int(count) - 1
+                lines = lines[1:] if left <= 0 else [[status, reason, str(left)]] + lines[1:]
+                with open(path, "w") as f:
+                    f.write("".join(" ".join(line) + "\n" for line in lines))
+            return int(status), reason
+
+    def manage(self, headers, body):
+        """One channel management request: (status, reason, extra headers, JSON body or None)."""
+        method = headers.get(":method")
+        path = headers.get(":path", "")
+        m = re.fullmatch(r"/1/apps/([^/]+)/(channels|all-channels)", path)
+        if not m:
+            return 404, "BadPath", [], None
+        bundle, resource = m.groups()
+        allowed = ("GET",) if resource == "all-channels" else ("POST", "GET", "DELETE")
+        if method not in allowed:
+            return 405, "MethodNotAllowed", [], None
+        reason = self.check_jwt(headers.get("authorization"))
+        if reason:
+            return 403, reason, [], None
+        if bundle != self.args.bundle_id:
+            return 403, "TopicMismatch", [], None
+        fault = self.manage_fault()
+        if fault:
+            return fault[0], fault[1], [], None
+        if resource == "all-channels":
+            with self.channel_lock:
+                return 200, None, [], {"channels": sorted(self.channels)}
+        if method == "POST":
+            try:
+                request = json.loads(body) if body else None
+            except ValueError:
+                return 400, "BadRequestPayload", [], None
+            if not isinstance(request, dict):
+                return 400, "BadRequestPayload", [], None
+            if set(request) - {"message-storage-policy", "push-type"}:
+                return 400, "BadRequestParams", [], None
+            if "push-type" not in request:
+                return 400, "MissingPushType", [], None
+            if request["push-type"] != "LiveActivity":
+                return 400, "InvalidPushType", [], None
+            if request.get("message-storage-policy") not in (0, 1):
+                return 400, "BadRequestParams", [], None
+            with self.channel_lock:
+                if len(self.channels) >= self.args.channel_limit:
+                    return 400, "CannotCreateChannelConfig", [], None
+                channel = base64.b64encode(os.urandom(16)).decode()
+                self.channels[channel] = {"message-storage-policy": request["message-storage-policy"],
+                                          "push-type": "LiveActivity"}
+                self.save_channels()
+            return 201, None, [("apns-channel-id", channel)], None
+        problem = self.check_channel_header(headers)
+        if problem:
+            return problem[0], problem[1], [], None
+        channel = headers["apns-channel-id"]
+        with self.channel_lock:
+            if method == "GET":
+                return 200, None, [], self.channels[channel]
+            del self.channels[channel]
+            self.save_channels()
+        return 204, None, [], None
 
     def check_jwt(self, authorization):
         if not authorization or not authorization.startswith("bearer "):
@@ -221,7 +394,7 @@ class Server:
         return None
 
     # --- connection handling -------------------------------------------------------------
-    def serve(self, sock):
+    def serve(self, sock, manage=False):
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(os.path.join(self.args.workdir, "ca.pem"),
                                 os.path.join(self.args.workdir, "server.key"))
@@ -230,10 +403,10 @@ class Server:
         while True:
             client, _ = sock.accept()
             client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=self.connection, args=(client, context), daemon=True).start()
+            threading.Thread(target=self.connection, args=(client, context, manage), daemon=True).start()
 
-    def connection(self, raw, context):
-        Connection(self, raw, context).run()
+    def connection(self, raw, context, manage):
+        Connection(self, raw, context, manage).run()
 
 
 class Connection:
@@ -242,8 +415,9 @@ class Connection:
     server's event loop would, so the cost per request does not depend on
     how the client cuts its frames into records."""
 
-    def __init__(self, server, raw, context):
+    def __init__(self, server, raw, context, manage=False):
         self.server = server
+        self.manage = manage
         self.raw = raw
         self.incoming = ssl.MemoryBIO()
         self.outgoing = ssl.MemoryBIO()
@@ -295,7 +469,9 @@ class Connection:
         except (ssl.SSLError, OSError):
             self.raw.close()
             return
-        self.server.stats.update(lambda d: d.__setitem__("connections", d["connections"] + 1))
+        # The management port's connections are counted apart: "connections" is the push port's.
+        counter = "manage_connections" if self.manage else "connections"
+        self.server.stats.update(lambda d: d.__setitem__(counter, d.get(counter, 0) + 1))
         with self.lock:
             self.conn.initiate_connection()
             self.conn.update_settings({h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS: 1000})
@@ -351,13 +527,22 @@ class Connection:
             self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
         elif isinstance(event, h2.events.StreamEnded):
             stream = self.streams.pop(event.stream_id)
+            if self.manage:
+                self.respond_manage(event.stream_id, stream["headers"], stream["body"])
+                return
             if self.server.record:
                 try:
                     payload = json.loads(stream["body"])
                 except ValueError:
                     payload = {}
                 aps = payload.get("aps", {}) if isinstance(payload, dict) else {}
-                entry = {"token": stream["headers"].get(":path", "").rsplit("/", 1)[-1].lower(),
+                broadcast = stream["headers"].get(":path", "").startswith("/4/broadcasts/")
+                entry = {"token": ("channel:" + stream["headers"].get("apns-channel-id", "")) if broadcast else
+                         stream["headers"].get(":path", "").rsplit("/", 1)[-1].lower(),
+                         "channel_id": stream["headers"].get("apns-channel-id"),
+                         "request_id": stream["headers"].get("apns-request-id"),
+                         "relevance_score": aps.get("relevance-score"),
+                         "alert": aps.get("alert"),
                          "apns_id": stream["headers"].get("apns-id"),
                          "push_type": stream["headers"].get("apns-push-type"),
                          "event": (payload.get("printerState") or {}).get("type") if isinstance(payload, dict) else None,
@@ -415,12 +600,16 @@ class Connection:
             server.stats.update(lambda d: d["rejected"].append({"token": token, "status": status, "reason": reason}))
         delay = int(token[4:6], 16) / 10 if token.startswith("de1a") else 0
         apns_id = headers.get("apns-id") or str(uuid.uuid4())
+        if path.startswith("/4/broadcasts/"):
+            if not reason and not server.benchmark:
+                server.stats.update(lambda d: d.__setitem__("broadcasts", d["broadcasts"] + 1))
+            apns_id = headers.get("apns-request-id") or str(uuid.uuid4())
 
         def send():
             with self.lock:
                 if self.closed:
                     return
-                response_headers = [(":status", str(status)), ("apns-id", apns_id)]
+                response_headers = [(":status", str(status)), self.id_header(path, apns_id)]
                 self.open_streams -= 1
                 if reason:
                     payload = json.dumps({"reason": reason} if status != 410 else
@@ -439,7 +628,7 @@ class Connection:
             threading.Timer(delay, send).start()
         else:
             # The caller holds the lock and sends afterwards.
-            response_headers = [(":status", str(status)), ("apns-id", apns_id)]
+            response_headers = [(":status", str(status)), self.id_header(path, apns_id)]
             self.open_streams -= 1
             if reason:
                 payload = json.dumps({"reason": reason}).encode()
@@ -447,6 +636,34 @@ class Connection:
                 self.conn.send_data(stream_id, payload, end_stream=True)
             else:
                 self.conn.send_headers(stream_id, response_headers, end_stream=True)
+
+
+    def respond_manage(self, stream_id, headers, body):
+        """An answer on the channel management port."""
+        self.open_streams -= 1
+        server = self.server
+        status, reason, extra, document = server.manage(headers, body)
+        request_id = headers.get("apns-request-id")
+        if request_id is None or not UUID_ANY_CASE.match(request_id):
+            request_id = str(uuid.uuid4())
+        if not server.benchmark:
+            entry = {"method": headers.get(":method"), "path": headers.get(":path"),
+                     "channel_id": headers.get("apns-channel-id"), "request_id": headers.get("apns-request-id"),
+                     "status": status, "reason": reason}
+            server.stats.update(lambda d: d["channel_requests"].append(entry))
+        response_headers = [(":status", str(status)), ("apns-request-id", request_id)] + extra
+        if reason:
+            document = {"reason": reason}
+        if document is None:
+            self.conn.send_headers(stream_id, response_headers, end_stream=True)
+            return
+        self.conn.send_headers(stream_id, response_headers + [("content-type", "application/json")])
+        self.conn.send_data(stream_id, json.dumps(document).encode(), end_stream=True)
+
+    @staticmethod
+    def id_header(path, value):
+        """A broadcast's answer names the request (apns-request-id), a device push's the notification (apns-id)."""
+        return ("apns-request-id", value) if path.startswith("/4/broadcasts/") else ("apns-id", value)
 
 
 def write_fixtures(workdir):
@@ -492,6 +709,8 @@ def main():
     parser.add_argument("--record", help="append one JSON line per request: token, apns-id, push type, event, "
                         "collapse id, priority, when it arrived (epoch seconds) and the payload")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--manage-port", type=int, default=0, help="the channel management API's port (0: any)")
+    parser.add_argument("--channel-limit", type=int, default=10000, help="channels an app may keep (Apple: 10,000)")
     parser.add_argument("--keep-fixtures", action="store_true", help="reuse the workdir's certificate and keys")
     parser.add_argument("--log-requests", help="append 'monotonic-seconds alert-body' per request (latency benchmark)")
     args = parser.parse_args()
@@ -506,6 +725,14 @@ def main():
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
     sock.listen(128)
+    manage = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    manage.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    manage.bind(("127.0.0.1", args.manage_port))
+    manage.listen(128)
+    with open(os.path.join(args.workdir, "manage-port.tmp"), "w") as f:
+        f.write(str(manage.getsockname()[1]))
+    os.replace(os.path.join(args.workdir, "manage-port.tmp"), os.path.join(args.workdir, "manage-port"))
+    threading.Thread(target=server.serve, args=(manage, True), daemon=True).start()
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     # Stop when the test process goes away (stdin closes).
     threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A WebSocket server of one scripted answer, for the HA link's own upgrade
-and frames (ws:// over libwebsockets' RAW role). Prints "PORT <n>"; exits
+"""A WebSocket server of one scripted answer, for the HA link's upgrade
+and frames (libwebsockets' WebSocket client). Prints "PORT <n>"; exits
 when stdin closes. Every connection reads the client's request head, then:
 
 --status CODE   answers "HTTP/1.1 CODE <reason>" and closes

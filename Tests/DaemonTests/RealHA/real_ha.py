@@ -97,7 +97,8 @@ async def make_token(config_dir):
 
 
 class RealHA:
-    def __init__(self, args):
+    def __init__(self, args, household=HOUSEHOLD):
+        """household: the registered household entities (the load benchmark asks for more)."""
         self.args = args
         self.dir = tempfile.mkdtemp(prefix="printbridge-realha-")
         self.port = free_port()
@@ -126,7 +127,7 @@ camera:
     name: X1C_00M09A350100123 Camera
     file_path: {self.picture}
 printbridge_test:
-  household: {HOUSEHOLD}
+  household: {household}
   printers:
     - {X1C}
     - {P1S}

@@ -63,7 +63,8 @@ public enum BambuLab {
 extension PrinterProfile {
     /// ha-bambulab: its entities, pybambu's status values (and DESIGN.md's
     /// generic words), its bus events, its cancel code and error notation,
-    /// its print-error, HMS-errors and stage entities.
+    /// its print-error, HMS-errors and stage entities, its spools and the
+    /// material its prints use (`BambuLab+Spools.swift`).
     public static let bambuLab = PrinterProfile(
         name: "bambulab", title: "Bambu Lab (ha-bambulab)", entities: .haBambulab, siblingsNeedStatus: false,
         statuses: [
@@ -79,6 +80,8 @@ extension PrinterProfile {
         failureMayBeCancel: true,
         busEvents: BambuLab.busEvents, cancelCode: BambuLab.cancelCode, errorNotation: BambuLab.notation,
         readPrintError: BambuLab.printError, readPrinterErrors: BambuLab.hmsErrors(_:),
+        spoolAmounts: BambuLab.spoolAmounts, readActiveSpool: BambuLab.activeSpool,
+        materialOfEarlierPrint: BambuLab.materialOfEarlierPrint,
         stageReason: BambuLab.stageReason, stageExplainsPause: BambuLab.stageExplainsPause,
         // button.py: "Pause printing", "Resume printing", "Stop printing" (unique ids <serial>_pause …).
         actionButtons: [.pause: "pause_printing", .resume: "resume_printing", .stop: "stop_printing"],

@@ -21,6 +21,15 @@ it into the test HA's config directory.
     (hass.states.async_set, as an integration writes them) for seconds (0:
     until the next call with rate 0); the count so far goes to stats_file
     (JSON {"changes": N}) every second and at the end.
+  pause_cycle {prefix, first, count, interval, log_file}: the printer runs,
+    then pauses and resumes count times, a pause every interval seconds, as
+    ha-bambulab writes a pause (the stage paused_user, then the status pause,
+    so the pause has its reason at once). Pause n (first, first+1, ...) is
+    told apart by its status entity's name, "P<n> Print status" (the agent's
+    alert then says "... paused on P<n>"); the time.monotonic() of its write
+    is appended to log_file as "<seconds> P<n>": the start of the alert
+    latency (scripts/bench/ha_load_benchmark.py; the mock APNs stamps the
+    alert's arrival with the same clock).
 """
 import asyncio
 import json
@@ -82,8 +91,10 @@ class Household:
             due = start + tick * step
             writes = int(rate * tick * step) - int(rate * (tick - 1) * step)
             for _ in range(writes):
+                # Round the house: each write is a change (HA fires nothing
+                # for a state written again unchanged), its value the round's number.
                 entity = self.ids[self.changes % len(self.ids)]
-                self.hass.states.async_set(entity, str(self.changes % 3000), {
+                self.hass.states.async_set(entity, str(self.changes // len(self.ids) % 3000), {
                     "unit_of_measurement": "W", "device_class": "power", "state_class": "measurement",
                     "friendly_name": f"Socket {self.changes % len(self.ids)} Power"})
                 self.changes += 1
@@ -118,7 +129,30 @@ async def async_setup(hass: HomeAssistant, config: dict) -> bool:
                 household.run(rate, float(call.data.get("seconds", 0)), call.data.get("stats_file")),
                 "printbridge_test household")
 
+    async def pause_cycle(call: ServiceCall) -> None:
+        hass.async_create_background_task(
+            cycle(hass, call.data["prefix"], int(call.data.get("first", 0)), int(call.data["count"]),
+                  float(call.data["interval"]), call.data["log_file"]),
+            "printbridge_test pause cycle")
+
+    hass.services.async_register(DOMAIN, "pause_cycle", pause_cycle)
     hass.services.async_register(DOMAIN, "register_printer", registered)
     hass.services.async_register(DOMAIN, "household", flood)
     return True
 
+
+async def cycle(hass: HomeAssistant, prefix: str, first: int, count: int, interval: float,
+                log_file: str) -> None:
+    status, stage = f"sensor.{prefix}_print_status", f"sensor.{prefix}_current_stage"
+    options = {"device_class": "enum", "options": ["failed", "finish", "idle", "offline", "prepare", "running", "pause"]}
+    with open(log_file, "a") as log:
+        for n in range(first, first + count):
+            name = {"friendly_name": f"P{n} Print status"}
+            hass.states.async_set(stage, "printing", {"friendly_name": f"P{n} Current stage"})
+            hass.states.async_set(status, "running", dict(options, **name))
+            await asyncio.sleep(interval / 2)
+            hass.states.async_set(stage, "paused_user", {"friendly_name": f"P{n} Current stage"})
+            log.write(f"{time.monotonic():.6f} P{n}\n")
+            log.flush()
+            hass.states.async_set(status, "pause", dict(options, **name))
+            await asyncio.sleep(interval / 2)

@@ -44,6 +44,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         var planner = PushPlanner(configuration: agent.planner, restoring: start.printers)
         planner.watchingSince = start.watchingSince
         planner.heldAlerts = start.held
+        planner.retells = start.retells
         planner.channels = channels?.channels ?? [:]
         pipeline = PrinterPipeline(planner: planner, devices: start.devices, clock: agent.clock)
         let retry = agent.configuration.retryMaximum
@@ -98,6 +99,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         case .alertOpened(let apnsID):
             if pipeline.opened(apnsID: apnsID) {
                 logger.debug("an alert was opened: it is not told again", metadata: ["push.apns_id": "\(apnsID)"])
+                agent.store.commit(retells: pipeline.planner.retells)
             }
         case .testPush(let deviceID, let done):
             guard !draining else { return done(.stopping) }
@@ -223,7 +225,7 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
             agent.metrics.push(push, outcome: "limited")
         }
         guard !output.pushes.isEmpty || !output.changedPrinters.isEmpty || !output.prints.isEmpty
-            || !output.endedActivities.isEmpty || output.heldChanged
+            || !output.endedActivities.isEmpty || output.heldChanged || output.retellsChanged
         else { return [] }
         let states = pipeline.planner.printers.filter { output.changedPrinters.contains($0.key) }
         let now = clock.now()
@@ -254,7 +256,8 @@ where LinkEvents.Element == LinkEvent, LinkEvents.Failure == Never {
         actions.send = []
         agent.store.commit(
             states: states, prints: output.prints, endedActivities: output.endedActivities, enqueue: entries,
-            held: output.heldChanged ? pipeline.planner.heldAlerts : nil)
+            held: output.heldChanged ? pipeline.planner.heldAlerts : nil,
+            retells: output.retellsChanged ? pipeline.planner.retells : nil)
         if !announcing.isEmpty {
             // The store's queue runs in order: this comes once the commit is written.
             let inbox = agent.inbox

@@ -52,6 +52,8 @@ public final class AgentStore: Sendable {
         public var watchingSince: EpochTime
         /// Alerts held for phones in their quiet hours.
         public var held: [HeldAlert] = []
+        /// Failures and printer errors waiting to be told again if unopened.
+        public var retells: [PushPlanner.Retell] = []
         /// Pushes the last run left unanswered.
         public var outbox: [Outbox.Entry]
         /// SQLite's data version when the devices were read: another
@@ -67,7 +69,8 @@ public final class AgentStore: Sendable {
             Self.rollUp(store, keeping: printRetention, logger: logger)
             return Start(
                 devices: try store.devicesAndActivities(), printers: try store.notificationStates(),
-                watchingSince: try store.watchingSince(), held: try store.heldAlerts(), outbox: try store.outbox(),
+                watchingSince: try store.watchingSince(), held: try store.heldAlerts(), retells: try store.retells(),
+                outbox: try store.outbox(),
                 dataVersion: try store.dataVersion())
         }
     }
@@ -87,17 +90,17 @@ public final class AgentStore: Sendable {
     public func commit(
         states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
         endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = [],
-        outcomes: [SentNotification.Settled] = [], held: [HeldAlert]? = nil
+        outcomes: [SentNotification.Settled] = [], held: [HeldAlert]? = nil, retells: [PushPlanner.Retell]? = nil
     ) {
         guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
-            || !outcomes.isEmpty || held != nil
+            || !outcomes.isEmpty || held != nil || retells != nil
         else { return }
         write("could not write to the device store") { [notificationRetention, printRetention, logger] store in
             let notifications = notificationRetention > 0 ? enqueue.compactMap { SentNotification(sent: $0.push) } : []
             try store.commit(
                 states: states, prints: prints, endedActivities: endedActivities, enqueue: enqueue, settled: settled,
                 notifications: notifications, outcomes: notificationRetention > 0 ? outcomes : [],
-                keepNotifications: notificationRetention, held: held)
+                keepNotifications: notificationRetention, held: held, retells: retells)
             // A print ended: the day's roll-up, if the day moved on (the store does it once a UTC day).
             if !prints.isEmpty { Self.rollUp(store, keeping: printRetention, logger: logger) }
         }

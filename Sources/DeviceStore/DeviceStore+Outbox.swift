@@ -9,21 +9,8 @@ extension DeviceStore {
     public func outbox() throws(Error) -> [Outbox.Entry] {
         try run { () throws(SQLiteDatabase.Error) in
             var entries: [Outbox.Entry] = []
-            try database.query("""
-                SELECT sequence, token, kind, event, printer_prefix, device_id, token_kind, topic, priority,
-                       collapse_id, apns_id, expiration, created_at, payload FROM outbox ORDER BY sequence
-                """) { row in
-                guard let token = row.text(1), let kind = row.text(2).flatMap(Push.Kind.init(rawValue:)),
-                    let event = row.text(3).flatMap(Push.Event.init(rawValue:)), let prefix = row.text(4),
-                    let deviceID = row.text(5), let tokenKind = row.text(6).flatMap(Push.TokenKind.init(rawValue:)),
-                    let topic = row.text(7), let payload = row.text(13)
-                else { return }
-                var push = Push(
-                    kind: kind, event: event, printerPrefix: prefix, deviceID: deviceID, token: token,
-                    tokenKind: tokenKind, topic: topic, priority: row.integer(8), collapseID: row.text(9),
-                    expiration: EpochTime(seconds: row.real(11)), payload: Array(payload.utf8),
-                    createdAt: EpochTime(seconds: row.real(12)))
-                push.apnsID = row.text(10)
+            try database.query("SELECT sequence, \(Self.pushColumns) FROM outbox ORDER BY sequence") { row in
+                guard let push = Self.push(row, from: 1) else { return }
                 entries.append(Outbox.Entry(sequence: row.integer(0), push: push))
             }
             return entries
@@ -36,20 +23,23 @@ extension DeviceStore {
     /// the alerts sent recorded for the phones' history (and what was made
     /// more than `keepNotifications` seconds ago forgotten), and settled
     /// alerts' outcomes written; `held` (when given) the alerts now held
-    /// for quiet hours, replacing those before.
+    /// for quiet hours, and `retells` those waiting to be told again,
+    /// each replacing those before.
     public func commit(
         states: [String: PrinterNotificationState] = [:], prints: [PrintRecord] = [],
         endedActivities: [PushPlanner.ActivityEnd] = [], enqueue: [Outbox.Entry] = [], settled: [Int] = [],
         notifications: [SentNotification] = [], outcomes: [SentNotification.Settled] = [],
-        keepNotifications: Double? = nil, held: [HeldAlert]? = nil
+        keepNotifications: Double? = nil, held: [HeldAlert]? = nil,
+        retells: [PushPlanner.Retell]? = nil
     ) throws(Error) {
         guard !states.isEmpty || !prints.isEmpty || !endedActivities.isEmpty || !enqueue.isEmpty || !settled.isEmpty
-            || !notifications.isEmpty || !outcomes.isEmpty || held != nil
+            || !notifications.isEmpty || !outcomes.isEmpty || held != nil || retells != nil
         else { return }
         try run { () throws(SQLiteDatabase.Error) in
             try database.transaction { () throws(SQLiteDatabase.Error) in
                 try writeStates(states)
                 if let held { try writeHeld(held) }
+                if let retells { try writeRetells(retells) }
                 try writeHistory(prints)
                 for end in endedActivities {
                     try database.query("DELETE FROM activities WHERE token = ?", [.text(end.token)])
@@ -58,18 +48,9 @@ extension DeviceStore {
                                        [.text(end.deviceID), .text(end.prefix)])
                 }
                 for entry in enqueue {
-                    let push = entry.push
-                    try database.query("""
-                        INSERT OR REPLACE INTO outbox (sequence, token, kind, event, printer_prefix, device_id, token_kind,
-                                                       topic, priority, collapse_id, apns_id, expiration, created_at, payload)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, [
-                            .integer(entry.sequence), .text(push.token), .text(push.kind.rawValue),
-                            .text(push.event.rawValue), .text(push.printerPrefix), .text(push.deviceID),
-                            .text(push.tokenKind.rawValue), .text(push.topic), .integer(push.priority),
-                            .optional(push.collapseID), .optional(push.apnsID), .real(push.expiration.seconds),
-                            .real(push.createdAt.seconds), .text(push.payloadText),
-                        ])
+                    try database.query(
+                        "INSERT OR REPLACE INTO outbox (sequence, \(Self.pushColumns)) VALUES (?, \(Self.pushPlaces))",
+                        [.integer(entry.sequence)] + Self.pushValues(entry.push))
                 }
                 for sequence in settled {
                     try database.query("DELETE FROM outbox WHERE sequence = ?", [.integer(sequence)])
@@ -94,5 +75,43 @@ extension DeviceStore {
                 }
             }
         }
+    }
+}
+
+/// A push as the store keeps it, in the outbox and among the re-tells.
+extension DeviceStore {
+    /// The columns a push is kept in, in the outbox and among the re-tells.
+    static let pushColumns = """
+        token, kind, event, printer_prefix, device_id, token_kind, topic, priority, collapse_id, apns_id, expiration,
+        created_at, payload
+        """
+    /// A placeholder for each of `pushColumns`.
+    static let pushPlaces = Array(repeating: "?", count: 13).joined(separator: ", ")
+
+    /// `push` as `pushColumns`' values.
+    static func pushValues(_ push: Push) -> [SQLiteDatabase.Value] {
+        [
+            .text(push.token), .text(push.kind.rawValue), .text(push.event.rawValue), .text(push.printerPrefix),
+            .text(push.deviceID), .text(push.tokenKind.rawValue), .text(push.topic), .integer(push.priority),
+            .optional(push.collapseID), .optional(push.apnsID), .real(push.expiration.seconds),
+            .real(push.createdAt.seconds), .text(push.payloadText),
+        ]
+    }
+
+    /// The push in `pushColumns` from column `first` of `row` on; nil for a
+    /// row this build cannot read (a kind or event it does not know).
+    static func push(_ row: SQLiteDatabase.Row, from first: Int32) -> Push? {
+        guard let token = row.text(first), let kind = row.text(first + 1).flatMap(Push.Kind.init(rawValue:)),
+            let event = row.text(first + 2).flatMap(Push.Event.init(rawValue:)), let prefix = row.text(first + 3),
+            let deviceID = row.text(first + 4), let tokenKind = row.text(first + 5).flatMap(Push.TokenKind.init(rawValue:)),
+            let topic = row.text(first + 6), let payload = row.text(first + 12)
+        else { return nil }
+        var push = Push(
+            kind: kind, event: event, printerPrefix: prefix, deviceID: deviceID, token: token,
+            tokenKind: tokenKind, topic: topic, priority: row.integer(first + 7), collapseID: row.text(first + 8),
+            expiration: EpochTime(seconds: row.real(first + 10)), payload: Array(payload.utf8),
+            createdAt: EpochTime(seconds: row.real(first + 11)))
+        push.apnsID = row.text(first + 9)
+        return push
     }
 }

@@ -364,5 +364,28 @@ enum StoreSchema {
         """
         ALTER TABLE devices ADD COLUMN on_first_layer INTEGER NOT NULL DEFAULT 0;
         """,
+        // 19: failures and printer errors waiting to be told again if nobody
+        // opens them (`PushPlanner.retells`): the push as the outbox keeps
+        // one, the print or error it was about, and when it is due.
+        """
+        CREATE TABLE retells (
+            print_id TEXT,
+            error_text TEXT,
+            due REAL NOT NULL,
+            token TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            event TEXT NOT NULL,
+            printer_prefix TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            token_kind TEXT NOT NULL,
+            topic TEXT NOT NULL,
+            priority INTEGER NOT NULL,
+            collapse_id TEXT,
+            apns_id TEXT,
+            expiration REAL NOT NULL,
+            created_at REAL NOT NULL,
+            payload TEXT NOT NULL
+        );
+        """,
     ]
 }

@@ -28,8 +28,11 @@ func sqliteIntegrityCheck(_ path: String) -> String {
     return String(cString: text)
 }
 
-/// Undoes schema 18 (the first layer's switch), to make a store of an earlier schema.
-let undoSchema18 = """
+/// Undoes schema 19 (alerts waiting to be told again), to make a store of an earlier schema.
+let undoSchema19 = "DROP TABLE retells;\n"
+
+/// Undoes schemas 19 and 18 (the first layer's switch), to make a store of an earlier schema.
+let undoSchema18 = undoSchema19 + """
     ALTER TABLE devices DROP COLUMN on_first_layer;
 
     """
@@ -79,5 +82,5 @@ let undoSchema13 = undoSchema14 + """
 
     """
 
-/// The schema a store opened now has: migration 18 (the first layer's switch) the latest.
-let latestSchema = 18
+/// The schema a store opened now has: migration 19 (alerts waiting to be told again) the latest.
+let latestSchema = 19

@@ -26,7 +26,7 @@ import Testing
         #expect(try store.devices()[0].preferences.schedule == AlertSchedule(retellAfterMinutes: 0))
     }
 
-    @Test func aSchema13StoreIsUpgradedWithNoScheduleSet() throws {
+    @Test func aSchema14StoreIsUpgradedWithNoScheduleSet() throws {
         let temp = TemporaryStore()
         do {
             let store = try temp.open()

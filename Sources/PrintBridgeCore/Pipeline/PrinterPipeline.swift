@@ -29,6 +29,8 @@ public struct PrinterPipeline: Sendable {
         public var limited: [Push] = []
         /// Whether the alerts held for quiet hours changed (`PushPlanner.heldAlerts`, to save).
         public var heldChanged = false
+        /// Whether the alerts waiting to be told again changed (`PushPlanner.retells`, to save).
+        public var retellsChanged = false
 
         public init() {}
 
@@ -39,6 +41,7 @@ public struct PrinterPipeline: Sendable {
             endedActivities += plan.endedActivities
             limited += plan.limited
             heldChanged = heldChanged || plan.heldChanged
+            retellsChanged = retellsChanged || plan.retellsChanged
             if plan.stateChanged, let prefix { changedPrinters.insert(prefix) }
         }
     }

@@ -4,7 +4,8 @@
 /// collapse id (iOS puts it in the first one's place), unless the printer
 /// has moved on by then. The app says an alert was opened with
 /// `POST /api/devices/{deviceId}/notifications/{id}/opened`
-/// (`PushPlanner.opened`). In memory only: a restart forgets what waits.
+/// (`PushPlanner.opened`). The agent keeps what waits in the store, so a
+/// restart within the delay still tells it.
 extension PushPlanner {
     /// One alert waiting to be told again.
     public struct Retell: Hashable, Sendable {
@@ -14,6 +15,13 @@ extension PushPlanner {
         /// The printer error's text it told (a printer error).
         public var errorText: String?
         public var due: EpochTime
+
+        public init(push: Push, printID: String?, errorText: String?, due: EpochTime) {
+            self.push = push
+            self.printID = printID
+            self.errorText = errorText
+            self.due = due
+        }
     }
 
     /// Notes the time-sensitive alerts of `plan` whose phones want them
@@ -27,6 +35,7 @@ extension PushPlanner {
             else { continue }
             if push.apnsID == nil { plan.pushes[index].apnsID = Push.randomID() }
             let state = (try? JSONParser.parse(push.payload))?.objectValue?["printerState"]?.objectValue
+            plan.retellsChanged = true
             retells.append(Retell(
                 push: plan.pushes[index], printID: state?["printId"]?.stringValue,
                 errorText: push.event == .printerError ? state?["reason"]?.stringValue : nil,
@@ -50,6 +59,7 @@ extension PushPlanner {
         let due = retells.filter { $0.due <= time }
         guard !due.isEmpty else { return }
         retells.removeAll { $0.due <= time }
+        plan.retellsChanged = true
         for retell in due {
             guard let device = devices.first(where: { $0.id == retell.push.deviceID }), device.follows(retell.push.printerPrefix),
                 device.apnsToken == retell.push.token, !movedOn(retell)

@@ -29,8 +29,9 @@ public struct PushPlanner: Sendable {
     /// Alerts held for phones in their quiet hours, until they end
     /// (`+QuietHours`); the agent keeps them in the store.
     public var heldAlerts: [HeldAlert] = []
-    /// Time-sensitive alerts waiting to be told again if unopened (`+Retell`); in memory only.
-    public internal(set) var retells: [Retell] = []
+    /// Time-sensitive alerts waiting to be told again if unopened (`+Retell`);
+    /// the agent keeps them in the store.
+    public var retells: [Retell] = []
     /// When each printer's automation alerts went, within `notifyWindow` (`+Notify`); in memory only.
     var notifySent: [String: [EpochTime]] = [:]
     /// The phones told "N minutes left" of each printer's print (`+MinutesLeft`); in memory only.
@@ -56,6 +57,8 @@ public struct PushPlanner: Sendable {
         public var held: [HeldAlert] = []
         /// Whether `PushPlanner.heldAlerts` changed (so a store should save it).
         public var heldChanged = false
+        /// Whether `PushPlanner.retells` changed (so a store should save it).
+        public var retellsChanged = false
 
         mutating func add(_ builder: PushBuilder) {
             held += builder.plan.held

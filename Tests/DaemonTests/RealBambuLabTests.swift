@@ -31,6 +31,8 @@ import Glibc
     static let x1cName = "X1C_00M09A391200471"
     static let p1sName = "P1S_01P09C470200789"
     static let phone = String(repeating: "ab", count: 32)
+    /// A second phone with only "First Layer Done" on (issue 53; off by default).
+    static let layerPhone = String(repeating: "cd", count: 32)
     /// The planner's holds, as the agent and the replay both get them.
     static let holds = [
         "START_SETTLE": "5", "CANCEL_WINDOW": "10", "REASON_WINDOW": "3", "FLICKER_WINDOW": "60",
@@ -199,9 +201,13 @@ import Glibc
         let chainStart = Date().timeIntervalSince(clock)
         let apns = try MockAPNsServer(recording: true)
 
-        // One phone with every alert on; Live Activities are registered per print below.
+        // One phone with every alert on; Live Activities are registered per print below. A
+        // second one hears only "First Layer Done".
         let devices = NSTemporaryDirectory() + "printbridge-bambu-devices-\(UUID().uuidString.prefix(8)).json"
-        try #"[{"apnsToken":"\#(Self.phone)"}]"#.write(toFile: devices, atomically: true, encoding: .utf8)
+        let onlyFirstLayer = #"{"onStart":false,"onComplete":false,"onFailed":false,"onPaused":false,"onMilestone":false,"#
+            + #""onPrinterError":false,"onBedCooled":false,"backgroundRefresh":false,"onFirstLayer":true}"#
+        try #"[{"apnsToken":"\#(Self.phone)"},{"apnsToken":"\#(Self.layerPhone)","settings":\#(onlyFirstLayer)}]"#
+            .write(toFile: devices, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: devices) }
         // OFFLINE_WINDOW comes from a settings file, so that SIGHUP can shorten it for the last print.
         let settings = NSTemporaryDirectory() + "printbridge-bambu-settings-\(UUID().uuidString.prefix(8)).yaml"
@@ -235,7 +241,10 @@ import Glibc
             return token
         }
         func pushes() -> [Push] { apns.requests().map { Push($0, activities: activities) } }
-        func alerts(_ printer: String) -> [Push] { pushes().filter { $0.printer == printer && $0.isAlert } }
+        func alerts(_ printer: String) -> [Push] {
+            pushes().filter { $0.printer == printer && $0.isAlert && $0.token == Self.phone }
+        }
+        func layerAlerts() -> [Push] { pushes().filter { $0.isAlert && $0.token == Self.layerPhone } }
         func requests(_ token: String) -> [Push] { pushes().filter { $0.token == token } }
         var timings: [String: Double] = ["chain_start": chainStart]
 
@@ -267,6 +276,17 @@ import Glibc
                 && fullEnd?.content["currentLayer"] as? Int == 250 && fullEnd?.priority == 10)
         #expect(activity.contains { $0.event == "update" && $0.priority == 5 }, "routine updates while printing")
         #expect(activity.first?.priority == 10, "the start's update goes at once")
+        // First Layer Done: ha-bambulab's current_layer (pybambu's layer_num) passed 1 while printing,
+        // before the 25 % milestone; once, to the phone that asked for it.
+        let layerDone = layerAlerts()
+        #expect(layerDone.map(\.event) == ["first_layer_done"], "\(layerDone.map(\.event))")
+        #expect(layerDone.first?.title == "First Layer Done" && layerDone.first?.collapseID == "\(Self.x1c).first_layer")
+        #expect(layerDone.first?.body?.contains("gear_housing") == true, "\(layerDone.first?.body ?? "-")")
+        if let layerAt = layerDone.first?.receivedAt,
+           let quarter = fullAlerts.first(where: { $0.event == "progress_milestone" })?.receivedAt {
+            #expect(layerAt <= quarter, "the first layer is done before a quarter of the print")
+        }
+        #expect(layerDone.first?.state["printId"] as? String == fullAlerts.first?.state["printId"] as? String)
 
         // 2. A runout pause (stage paused_filament_runout and the AMS's HMS error in one report), a resume, the finish.
         token = try await startActivity(Self.x1c)
@@ -446,6 +466,12 @@ import Glibc
         #expect(events.dropFirst(3).prefix(2).sorted() == ["printer_back_online", "progress_milestone"], "\(events)")
         #expect(events.dropFirst(5) == ["progress_milestone", "print_complete"], "\(events)")
         print("RealBambuLabTests: offline print alerts \(events)")
+        // The phone with only the first layer on heard nothing else, and each print's first layer once.
+        let layers = layerAlerts()
+        #expect(layers.allSatisfy { $0.event == "first_layer_done" }, "\(layers.map(\.event))")
+        let layerPrints = layers.compactMap { $0.state["printId"] as? String }
+        #expect(layerPrints.count == layers.count && Set(layerPrints).count == layerPrints.count, "\(layerPrints)")
+        print("RealBambuLabTests: first layer alerts \(layers.count) for \(layers.map(\.printer))")
         let offline = offlineAlerts.first { $0.event == "printer_offline" }
         #expect(offline?.title == "Printer Offline" && offline?.collapseID == "\(Self.x1c).offline", "\(offline?.title ?? "-")")
         #expect(offline?.body == "\(Self.x1cName) stopped reporting during cable_comb", "\(offline?.body ?? "-")")

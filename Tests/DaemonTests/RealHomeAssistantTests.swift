@@ -143,7 +143,16 @@ import Testing
         func activity(_ printer: String) -> [[String: Any]] { activityPushes(printer, in: pushes) }
         // The X1C: exactly one start, each milestone once across HA's restart
         // and its progress entity's new id, one finish.
-        #expect(alerts(Self.x1c) == ["started", "milestone", "milestone", "milestone", "complete"], "\(agent.log)")
+        #expect(alerts(Self.x1c) == ["started", "milestone", "notify", "milestone", "milestone", "complete"], "\(agent.log)")
+        // README's automation, run by HA's own automation engine when the smoke sensor went off:
+        // the words as HA rendered them, time-sensitive, to the phone following the X1C.
+        let notify = try #require(pushes.first { $0["printer"] as? String == Self.x1c && $0["event"] as? String == "notify" })
+        let notifyAPS = Self.payload(notify)["aps"] as? [String: Any]
+        let notifyAlert = notifyAPS?["alert"] as? [String: Any]
+        #expect(notifyAlert?["title"] as? String == "Smoke by the printer")
+        #expect(notifyAlert?["body"] as? String == "Workshop smoke went off.", "the template rendered by HA: \(notifyAlert ?? [:])")
+        #expect(notifyAPS?["interruption-level"] as? String == "time-sensitive")
+        #expect((Self.payload(notify)["printerState"] as? [String: Any])?["type"] as? String == "ha_notify")
         let started = pushes.first { $0["printer"] as? String == Self.x1c && $0["event"] as? String == "started" }
         let state = Self.payload(started ?? [:])["printerState"] as? [String: Any]
         #expect(state?["filename"] as? String == "gear_housing.3mf", "the new print's file, not the previous one's")

@@ -38,7 +38,9 @@ previous print's file and 100 %) -> prepare -> running, the new file and
 progress a moment after running, 10 -> 30 %, then HA restarts mid-print (the
 printer entities come back as the integration reconnects); its progress
 entity is renamed (config/entity_registry/update, as a user does) and the
-print goes on under the new id, 55 -> 80 %, finish. The P1S is cancelled:
+print goes on under the new id; the workshop's smoke sensor (an
+input_boolean) goes off and README's automation fires printbridge_notify
+for the X1C; 55 -> 80 %, finish. The P1S is cancelled:
 ha-bambulab writes the failed status before the print error 0300_400C. A
 third printer, the A1 mini, is registered while the agent runs and prints
 (idle -> running -> finish). A second WebSocket client (this script, with
@@ -126,6 +128,22 @@ camera:
   - platform: local_file
     name: X1C_00M09A350100123 Camera
     file_path: {self.picture}
+input_boolean:
+  workshop_smoke:
+    name: Workshop smoke
+automation:
+  - alias: Smoke by the printer
+    trigger:
+      - platform: state
+        entity_id: input_boolean.workshop_smoke
+        to: "on"
+    action:
+      - event: printbridge_notify
+        event_data:
+          printer: {X1C}
+          title: Smoke by the printer
+          message: "{{{{ trigger.to_state.name }}}} went off."
+          level: time-sensitive
 printbridge_test:
   household: {household}
   printers:
@@ -335,6 +353,11 @@ printbridge_test:
         self.rename(f"sensor.{X1C}_print_progress", f"sensor.{X1C}_druckfortschritt")
         self.phase("renamed")
         time.sleep(3)
+        # The workshop's smoke sensor goes off: README's automation (above,
+        # in configuration.yaml) fires printbridge_notify on HA's bus.
+        self.request("POST", "/api/services/input_boolean/turn_on", {"entity_id": "input_boolean.workshop_smoke"})
+        self.phase("notified")
+        time.sleep(2)
         self.printer(X1C, x1c, progress=55, layer=165, remaining=1.1)
         time.sleep(2)
         # A third printer is set up in HA while the agent runs, and prints.

@@ -6,13 +6,17 @@ import PrintBridgeCore
 /// change that altered them (a few rows at most). The push is kept as the
 /// outbox keeps one (`pushColumns`).
 extension DeviceStore {
-    /// Every re-tell waiting, the soonest first.
+    /// Every re-tell waiting, the soonest first; not one whose alert the
+    /// app said was opened (the API writes that at once, the agent's copy of
+    /// the table follows when it has heard: a stop in between loses nothing).
     public func retells() throws(Error) -> [PushPlanner.Retell] {
         try run { () throws(SQLiteDatabase.Error) in
             var retells: [PushPlanner.Retell] = []
-            try database.query(
-                "SELECT print_id, error_text, due, \(Self.pushColumns) FROM retells ORDER BY due, rowid"
-            ) { row in
+            try database.query("""
+                SELECT print_id, error_text, due, \(Self.pushColumns) FROM retells
+                WHERE apns_id IS NULL OR apns_id NOT IN (SELECT apns_id FROM notifications WHERE opened_at IS NOT NULL)
+                ORDER BY due, rowid
+                """) { row in
                 guard let push = Self.push(row, from: 3) else { return }
                 retells.append(PushPlanner.Retell(
                     push: push, printID: row.text(0), errorText: row.text(1), due: EpochTime(seconds: row.real(2))))

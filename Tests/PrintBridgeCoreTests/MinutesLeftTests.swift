@@ -30,4 +30,32 @@ import Testing
         #expect(h.set(HA.x1c, "_remaining_time", "5", after: 60).alerts.isEmpty)
         #expect(h.set(HA.x1c, "_remaining_time", "4", after: 60).alerts.isEmpty)
     }
+
+    /// OctoPrint says when the print will finish, not how long is left: the
+    /// remaining time moves with every change of the printer. A progress
+    /// reading that takes it under N is the crossing (the finish time itself
+    /// did not change).
+    @Test func aFinishTimeCrossedByAnotherReadingIsTold() throws {
+        let clock = ManualClock(ISO8601.parse("2026-11-20T10:00:00+00:00")!)
+        var pipeline = PrinterPipeline(planner: PushPlanner(configuration: PlannerConfiguration()), devices: phones, clock: clock)
+        func match(_ field: PrinterField) -> EntityMatch { EntityMatch(prefix: "octoprint", field: field, profile: .octoPrint) }
+        func change(_ field: PrinterField, _ id: String, _ value: String) -> [Push] {
+            pipeline.handle(PrinterInput(time: clock.now(), .entity(
+                match(field), new: HAState(entityID: id, state: value), old: nil))).pushes
+        }
+        _ = pipeline.handle(PrinterInput(time: clock.now(), .snapshot([
+            MatchedState(match: match(.status), state: HAState(entityID: "sensor.octoprint_current_state", state: "Operational")),
+        ])))
+        clock.advance(by: 1)
+        _ = change(.status, "sensor.octoprint_current_state", "Printing")
+        let finish = ISO8601.format(clock.now() + 30 * 60)
+        _ = change(.finishTime, "sensor.octoprint_estimated_finish_time", finish)
+        clock.advance(by: 10)
+        _ = pipeline.fireDue(upTo: clock.now())
+        clock.advance(by: 15 * 60)
+        #expect(!change(.progress, "sensor.octoprint_job_percentage", "50").contains { $0.event == .minutesLeft })
+        clock.advance(by: 6 * 60)
+        let told = change(.progress, "sensor.octoprint_job_percentage", "70").filter { $0.event == .minutesLeft }
+        #expect(told.count == 1 && told.first?.deviceID == "ten", "\(told.map(\.deviceID))")
+    }
 }

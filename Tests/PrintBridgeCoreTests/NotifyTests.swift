@@ -65,4 +65,24 @@ import Testing
         #expect(fire(&h, ["printer": .string(HA.x1c), "message": .string("m"), "level": .string("loud")]).failures.count == 1)
         #expect(fire(&h, ["printer": .string(HA.x1c)]).pushes.isEmpty)
     }
+
+    /// The limit is in bytes, as APNs counts: the longest text allowed, in
+    /// any script, makes an alert that is sent; a byte more is said, not
+    /// sent; a printer that is not one line is refused before it reaches the log.
+    @Test func theLongestWordsInAnyScriptFitAndOneByteMoreIsRefused() throws {
+        var h = PipelineHarness(devices: phones)
+        h.set(HA.x1c, "_print_status", "idle")
+        for letter in ["ж", "煙", "\"", "a"] {
+            let words = String(repeating: letter, count: NotifyRequest.maximumText / NotifyRequest.jsonBytes(letter))
+            let output = fire(&h, ["printer": .string(HA.x1c), "title": .string(words), "message": .string(words)])
+            #expect(output.failures.isEmpty && output.pushes.count == 1, "\(letter): \(output.failures)")
+            #expect(try #require(output.pushes.first).payload.count <= PayloadLimits.maximumPayloadBytes)
+            h.wait(PushPlanner.notifyWindow)
+        }
+        let tooLong = String(repeating: "ж", count: NotifyRequest.maximumText / 2) + "a"
+        #expect(fire(&h, ["printer": .string(HA.x1c), "message": .string(tooLong)]).failures
+            == ["printbridge_notify for \(HA.x1c): title and message must be at most 1000 bytes each (UTF-8, as JSON)"])
+        let twoLines = fire(&h, ["printer": .string("x1c\nforged log line"), "message": .string("m")])
+        #expect(twoLines.failures == ["printbridge_notify's `printer` must be one line of at most 128 bytes"])
+    }
 }

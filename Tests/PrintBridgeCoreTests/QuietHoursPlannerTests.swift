@@ -128,4 +128,21 @@ import Testing
         #expect(body.split(separator: "\n").last?.hasPrefix("… and ") == true && body.hasSuffix(" more"))
         #expect(QuietSummary.lines(alerts, catalog: catalog).count == 200)
     }
+
+    /// One line too long alone (an automation's long words, held) is
+    /// shortened: the summary is sent, the night not lost to it.
+    @Test func aLineTooLongAloneIsShortenedNotLost() throws {
+        let long = HeldAlert(
+            deviceID: "d", printer: "x1c", printerName: "X1C", event: .notify,
+            reason: String(repeating: "煙", count: 2_000), timeZone: "UTC", at: EpochTime(seconds: 0), releaseAt: Self.end)
+        let finished = HeldAlert(
+            deviceID: "d", printer: "x1c", printerName: "X1C", event: .complete, fileName: "benchy.3mf",
+            timeZone: "UTC", at: EpochTime(seconds: 60), releaseAt: Self.end)
+        let phone = Device(id: "d", apnsToken: String(repeating: "a1", count: 32))
+        let push = try #require(QuietSummary.push(to: phone, alerts: [long, finished], configuration: .init(), now: Self.end)).get()
+        #expect(push.payload.count <= PayloadLimits.maximumPayloadBytes)
+        let body = push.json["aps"]?["alert"]?["body"]?.stringValue ?? ""
+        #expect(body.hasPrefix("00:00 X1C: ") && body.contains("煙…"), "\(body.prefix(40))")
+        #expect(body.hasSuffix("… and 1 more"), "the rest counted")
+    }
 }

@@ -59,4 +59,42 @@ import Testing
         h.set(HA.x1c, "_print_status", "running", after: 300)
         #expect(h.wait(3600).alerts.allSatisfy { $0.event != .failed })
     }
+
+    /// The phone's settings as they are at the re-telling count.
+    @Test func aPhoneThatSaidNeverMeanwhileIsNotToldAgain() {
+        var (h, _) = failedPrint([phone("a")])
+        h.pipeline.devices = [phone("a", minutes: 0)]
+        #expect(h.wait(3600).alerts.isEmpty)
+        var off = phone("a")
+        off.preferences.onFailed = false
+        var (h2, _) = failedPrint([phone("a")])
+        h2.pipeline.devices = [off]
+        #expect(h2.wait(3600).alerts.isEmpty, "the failure alert switched off")
+    }
+
+    /// A reminder due in the phone's quiet hours (the urgent not let through)
+    /// waits for their end; once it is let through it comes at once.
+    @Test func aReminderDueInTheQuietHoursWaitsForTheirEnd() throws {
+        for breakthrough in [false, true] {
+            var (h, told) = failedPrint([phone("a")])
+            let first = try #require(told.first)
+            var sleeping = phone("a")
+            // The harness's clock is past 13:56 UTC by now: quiet from the next minute to 16:00.
+            sleeping.preferences.schedule.quietHours = QuietHours(
+                start: 14 * 60, end: 16 * 60, timeZone: "UTC", breakthrough: breakthrough)
+            h.pipeline.devices = [sleeping]
+            let due = first.createdAt + 15 * 60
+            let atDue = h.wait(due.seconds - h.clock.now().seconds).alerts
+            if breakthrough {
+                #expect(atDue.map(\.event) == [.failed], "let through")
+            } else {
+                #expect(atDue.isEmpty, "held at its due time")
+                let end = EpochTime(seconds: 1_008_000)
+                let morning = h.wait(end.seconds - h.clock.now().seconds).alerts
+                #expect(morning.map(\.event) == [.failed] && morning.first?.createdAt == end, "told at the quiet hours' end")
+                #expect(morning.first?.json["aps"]?["interruption-level"] == .string("time-sensitive"))
+            }
+            #expect(h.wait(86_400).alerts.isEmpty, "once")
+        }
+    }
 }

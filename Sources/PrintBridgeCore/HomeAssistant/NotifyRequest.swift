@@ -34,8 +34,16 @@ public struct NotifyRequest: Hashable, Sendable {
         self.level = level
     }
 
-    /// The most either text may hold (an alert is 4 KB in all).
+    /// The most either text may take in the alert's JSON, in bytes (UTF-8,
+    /// escapes counted: a quote is 2): an alert is 4,096 bytes in all, so
+    /// 1,000 Cyrillic letters (2,000 bytes) are too many, 500 fit.
     public static let maximumText = 1000
+
+    /// What `text` takes inside a JSON string.
+    static func jsonBytes(_ text: String) -> Int { JSONText.quoted(text).utf8.count - 2 }
+
+    /// The longest `printer` read (a prefix or a name).
+    public static let maximumPrinter = 128
 
     /// Reads an event's data; a problem is said in words (for the log),
     /// nothing is guessed.
@@ -43,12 +51,17 @@ public struct NotifyRequest: Hashable, Sendable {
         guard let printer = data["printer"]?.stringValue, !printer.isEmpty else {
             return .failure(Problem(text: "printbridge_notify needs `printer` (the printer's prefix or name)"))
         }
+        // Said in the log as given: no longer than a printer's name can be, on one line.
+        guard printer.utf8.count <= maximumPrinter, !printer.contains(where: \.isNewline) else {
+            return .failure(Problem(text: "printbridge_notify's `printer` must be one line of at most \(maximumPrinter) bytes"))
+        }
         let title = data["title"]?.stringValue ?? ""
         guard let message = data["message"]?.stringValue, !message.isEmpty else {
             return .failure(Problem(text: "printbridge_notify for \(printer) needs `message`"))
         }
-        guard title.count <= maximumText, message.count <= maximumText else {
-            return .failure(Problem(text: "printbridge_notify for \(printer): title and message must be at most \(maximumText) characters"))
+        guard jsonBytes(title) <= maximumText, jsonBytes(message) <= maximumText else {
+            return .failure(Problem(
+                text: "printbridge_notify for \(printer): title and message must be at most \(maximumText) bytes each (UTF-8, as JSON)"))
         }
         var level = Level.active
         if let given = data["level"] {

@@ -12,7 +12,7 @@ extension PushPlanner {
         public var push: Push
         /// The print it was about (a failure, an offline printer).
         public var printID: String?
-        /// The printer error's text it told (a printer error).
+        /// The printer error's text it told (a printer error; for the log and the store: the match is by code).
         public var errorText: String?
         public var due: EpochTime
 
@@ -54,19 +54,32 @@ extension PushPlanner {
 
     /// Tells again, once, each alert due by `time` that nobody opened,
     /// unless its printer moved on: a failure's printer printing again (a
-    /// new or resumed print), a printer error gone from the printer's errors. A phone gone or refused is told nothing.
+    /// new or resumed print), a printer error gone from the printer's
+    /// errors. The phone's settings as they are now count: gone, refused, no
+    /// longer following, the alert or re-telling switched off: nothing. In
+    /// the phone's quiet hours it waits for their end, unless it may break
+    /// through (`QuietHours.holds`).
     mutating func releaseRetells(upTo time: EpochTime, printers snapshots: PrinterCache, devices: [Device], into plan: inout Plan) {
         let due = retells.filter { $0.due <= time }
         guard !due.isEmpty else { return }
         retells.removeAll { $0.due <= time }
         plan.retellsChanged = true
-        for retell in due {
+        for var retell in due {
             guard let device = devices.first(where: { $0.id == retell.push.deviceID }), device.follows(retell.push.printerPrefix),
-                device.apnsToken == retell.push.token, !movedOn(retell)
+                device.apnsToken == retell.push.token, device.preferences.wants(retell.push.event),
+                device.preferences.schedule.retellAfterMinutes > 0, !movedOn(retell)
             else { continue }
             if retell.push.event == .printerError {
+                // The error by its code (the alert's collapse id holds it): its text may be empty.
                 let errors = snapshots[retell.push.printerPrefix]?.printerErrors ?? []
-                guard errors.contains(where: { $0.text == retell.errorText || retell.errorText == nil }) else { continue }
+                guard errors.contains(where: {
+                    retell.push.collapseID == PayloadLimits.collapseID(prefix: retell.push.printerPrefix, event: "error." + $0.code)
+                }) else { continue }
+            }
+            if let quiet = device.preferences.schedule.quietHours, quiet.holds(urgent: Self.isUrgent(retell), at: time) {
+                retell.due = quiet.endAfter(time)
+                retells.append(retell)
+                continue
             }
             var push = retell.push
             push.payload = Self.timeSensitiveWithSound(push.payload)
@@ -75,6 +88,13 @@ extension PushPlanner {
             push.expiration = retell.due + configuration.alertExpiration
             plan.pushes.append(push)
         }
+    }
+
+    /// Whether a retold alert may break through quiet hours that let the
+    /// urgent through: a failure, or a printer error its first telling
+    /// marked time-sensitive (serious or fatal; `PushBuilder.isUrgent`).
+    private static func isUrgent(_ retell: Retell) -> Bool {
+        retell.push.event == .failed || retell.push.payloadText.contains(#""interruption-level":"time-sensitive""#)
     }
 
     /// Whether the printer moved on since the alert.

@@ -120,7 +120,9 @@ public struct PushPlanner: Sendable {
         }
         if change.field == .bedTemp { checkBedCooled(state: &state, builder: &builder) }
         if change.field == .currentLayer { checkFirstLayer(change, state: state, builder: &builder) }
-        if change.field == .remainingTime || change.field == .finishTime {
+        // Whatever field moved it: a finish time's remaining time moves with
+        // every change of the printer (`PrinterCache`), not only its own.
+        if change.current.remainingSeconds != change.previous.remainingSeconds {
             checkMinutesLeft(change, state: state, builder: &builder)
         }
 

@@ -115,16 +115,29 @@ public struct SummaryPayload: Encodable, Hashable, Sendable {
             interruptionLevel: nil, category: nil)
     }
 
-    /// Every line that fits APNs' 4096 bytes, then "… and N more".
+    /// Every line that fits APNs' 4096 bytes, then "… and N more"; a first
+    /// line too long alone (an automation's long words) is shortened with
+    /// "…": the night is never lost to one line.
     static func fitting(lines: [String], title: String, more: (Int) -> String) throws(PayloadError) -> [UInt8] {
+        var lines = lines
         var kept = lines.count
         while true {
             var body = lines[0..<kept].joined(separator: "\n")
             if kept < lines.count { body += "\n" + more(lines.count - kept) }
             let bytes = PayloadEncoding.encode(SummaryPayload(title: title, body: body))
-            if bytes.count <= PayloadLimits.maximumPayloadBytes { return bytes }
-            guard kept > 1 else { throw PayloadError(bytes: bytes.count) }
-            kept = max(1, kept - max(1, (bytes.count - PayloadLimits.maximumPayloadBytes) / 40))
+            let over = bytes.count - PayloadLimits.maximumPayloadBytes
+            if over <= 0 { return bytes }
+            if kept > 1 {
+                kept = max(1, kept - max(1, over / 40))
+                continue
+            }
+            // Bytes off its end until it fits with "…" (3 bytes): a character
+            // takes at least its UTF-8 bytes out of the JSON.
+            var line = lines[0]
+            var dropped = 0
+            while dropped < over + 3, let last = line.popLast() { dropped += String(last).utf8.count }
+            guard !line.isEmpty else { throw PayloadError(bytes: bytes.count) }
+            lines[0] = line + "…"
         }
     }
 }

@@ -36,6 +36,26 @@ import Testing
         #expect(try temp.open().retells().isEmpty)
     }
 
+    /// The API marks an alert opened at once; the agent rewrites its copy
+    /// of the table when it has heard. Stopped in between, the store does
+    /// not bring the opened alert's reminder back.
+    @Test func aReminderOfAnAlertMarkedOpenedIsNotRestored() throws {
+        let temp = TemporaryStore()
+        let waiting = [retell(.failed, due: 1_795_166_101), retell(.printerError, due: 1_795_166_102, errorText: "AMS jam")]
+        let id: String
+        do {
+            let store = try temp.open()
+            id = try store.register(apnsToken: phone, haURL: nil, printerPrefix: nil, printerName: nil).deviceID
+            try store.commit(retells: waiting)
+        }
+        let opened = try #require(waiting[0].push.apnsID)
+        #expect(sqliteExecute(temp.directory + "/printbridge.sqlite3", """
+            INSERT INTO notifications (device_id, printer_prefix, event, title, body, created_at, apns_id, opened_at)
+            VALUES ('\(id)', 'x1c', 'failed', 'Print Failed', 'b', 1795165200, '\(opened)', 1795165300);
+            """))
+        #expect(try temp.open().retells() == [waiting[1]])
+    }
+
     @Test func aSchema18StoreIsUpgradedWithNothingWaiting() throws {
         let temp = TemporaryStore()
         _ = try temp.open()

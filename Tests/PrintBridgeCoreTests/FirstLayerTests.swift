@@ -45,4 +45,27 @@ import Testing
         #expect(told.map(\.event) == [.firstLayer])
         #expect(told.first?.json["printerState"]?["filename"]?.stringValue == "gear.3mf")
     }
+
+    /// A first layer quicker than the start's settling (the ha-bambulab
+    /// simulator's: layer 1, then 25, two seconds apart): told with the
+    /// start, after it, once; the previous print's last layer is not.
+    @Test func aFirstLayerDoneWhileTheStartSettledIsToldWithTheStart() throws {
+        var h = PipelineHarness(devices: phones)
+        h.set(HA.x1c, "_print_status", "idle")
+        h.set(HA.x1c, "_current_layer", "250")
+        h.set(HA.x1c, "_task_name", "benchy.3mf")
+        h.set(HA.x1c, "_print_status", "running", after: 1)
+        h.set(HA.x1c, "_current_layer", "1", after: 1)
+        h.set(HA.x1c, "_current_layer", "25", after: 2)
+        let told = h.wait(h.pipeline.planner.configuration.startSettle).alerts.filter { $0.deviceID == "on" }
+        #expect(told.map(\.event) == [.started, .firstLayer])
+        #expect(h.set(HA.x1c, "_current_layer", "26", after: 60).alerts.isEmpty, "once")
+
+        var stale = PipelineHarness(devices: phones)
+        stale.set(HA.x1c, "_print_status", "idle")
+        stale.set(HA.x1c, "_current_layer", "250")
+        stale.set(HA.x1c, "_print_status", "running", after: 1)
+        #expect(stale.wait(stale.pipeline.planner.configuration.startSettle).alerts.map(\.event) == [.started, .started],
+                "the last print's layer 250 is not this one's first layer")
+    }
 }

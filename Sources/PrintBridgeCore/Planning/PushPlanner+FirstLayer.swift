@@ -18,7 +18,9 @@
 /// Stateless: a reading that crosses from ≤ 1 to ≥ 2 is the one moment
 /// (layers only grow within a print, a restart's snapshot is a baseline, not
 /// a crossing, and `unavailable` never changes the cache); a new print's
-/// layer starts again at 0. A print seen first past its first layer is not told.
+/// layer starts again at 0. A print seen first past its first layer is not
+/// told; one the agent saw begin whose layer passed 1 while its start
+/// settled is told with the start (`apply(.started)`).
 extension PushPlanner {
     func checkFirstLayer(_ change: PrinterChange, state: PrinterNotificationState, builder: inout PushBuilder) {
         guard state.lastStatus == .running, state.held == nil,

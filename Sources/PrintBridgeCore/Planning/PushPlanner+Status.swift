@@ -117,6 +117,10 @@ extension PushPlanner {
             state.silence = nil
             startTally(state: &state, snapshot: builder.snapshot)
             builder.alert(.started, status: .running)
+            // A first layer done while the start settled (the simulator's
+            // quick first layer): the snapshot holds only this print's
+            // readings (`currentPrint`), so a layer of 2 or more is this one's.
+            if let layer = builder.snapshot.currentLayer, layer >= 2 { builder.alert(.firstLayer, status: .running) }
             builder.pushToStart()
             immediateUpdate(.running, state: &state, builder: &builder)
             // Progress read while the start settled counts from 0.

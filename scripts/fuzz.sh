@@ -14,8 +14,16 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(FuzzHAFrames FuzzHTTP FuzzSettings FuzzISO8601 FuzzTZif)
 
 # lld: gold fails on the sanitizer runtimes' symbols (an internal error in its DWARF reader).
-(cd Fuzz && swift build -c release --scratch-path ../.build/fuzz -Xswiftc -enable-testing \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld 2>&1 | grep -E "error|warning: unre|Compiling Fuzz|Build complete" || true)
+# A failed build stops here: the binaries of an earlier build would fuzz old code.
+build_log=".build/fuzz-build.log"
+mkdir -p .build
+if ! (cd Fuzz && swift build -c release --scratch-path ../.build/fuzz -Xswiftc -enable-testing \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld) >"$build_log" 2>&1; then
+  echo "fuzz: the fuzz targets did not build ($build_log):" >&2
+  grep -E "error:" "$build_log" | sort -u | head -20 >&2 || tail -20 "$build_log" >&2
+  exit 1
+fi
+grep -E "warning: unre|Build complete" "$build_log" || true
 mkdir -p .build/fuzz-artifacts
 status=0
 for target in "${targets[@]}"; do

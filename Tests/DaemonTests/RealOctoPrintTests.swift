@@ -156,7 +156,8 @@ import Testing
         let devices = NSTemporaryDirectory() + "printbridge-devices-\(UUID().uuidString.prefix(8)).json"
         defer { try? FileManager.default.removeItem(atPath: devices) }
         let activities = ["1", "2", "3"].map { #""\#(prefix[$0]!)":"\#(Self.activity[$0]!)""# }.joined(separator: ",")
-        try #"[{"apnsToken":"\#(Self.phone)","pushToStartToken":"\#(Self.pushToStart)","activityTokens":{\#(activities)}}]"#
+        // "First Layer Done" on (issue 53): HA's OctoPrint integration reports no layer, so none may come.
+        try #"[{"apnsToken":"\#(Self.phone)","pushToStartToken":"\#(Self.pushToStart)","activityTokens":{\#(activities)},"settings":{"onFirstLayer":true}}]"#
             .write(toFile: devices, atomically: true, encoding: .utf8)
 
         let apns = try MockAPNsServer(recording: true)
@@ -394,6 +395,9 @@ import Testing
         #expect((pauseUpdate?.content["progress"] as? Int ?? 0) >= pauseMilestone)
 
         // --- octoprint_2: cancelled; then OctoPrint stopped mid-print and back without the print.
+        // No layer through HA's OctoPrint integration (octoprint/sensor.py: state, percentage, times,
+        // temperatures) and a percentage is no first layer: the phone that wants one hears none.
+        #expect(!current.contains { $0.event == "first_layer" }, "\(summary)")
         let p2 = alerts("2")
         #expect(!p2.contains { $0.event == "complete" }, "no phantom complete: \(p2)")
         #expect(p2.first.map { $0.event } == "started" && p2.dropFirst().first.map { $0.event } == "cancelled", "\(p2)")

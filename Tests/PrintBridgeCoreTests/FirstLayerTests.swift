@@ -68,4 +68,15 @@ import Testing
         #expect(stale.wait(stale.pipeline.planner.configuration.startSettle).alerts.map(\.event) == [.started, .started],
                 "the last print's layer 250 is not this one's first layer")
     }
+
+    /// A layer that reads 0 mid-print (ha-bambulab reloaded, the printer
+    /// reconnected) and then its real value again is no second first layer.
+    @Test func aLayerBackToZeroMidPrintIsNoSecondFirstLayer() {
+        var h = PipelineHarness(devices: phones)
+        h.startPrint(HA.x1c)
+        h.set(HA.x1c, "_current_layer", "1", after: 60)
+        #expect(h.set(HA.x1c, "_current_layer", "2", after: 60).alerts.map(\.event) == [.firstLayer])
+        h.set(HA.x1c, "_current_layer", "0", after: 600)
+        #expect(h.set(HA.x1c, "_current_layer", "150", after: 5).alerts.isEmpty, "once a print")
+    }
 }

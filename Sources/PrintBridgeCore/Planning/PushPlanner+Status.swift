@@ -61,7 +61,7 @@ extension PushPlanner {
     /// Acts on the move from the last status acted on to `status`. Returns
     /// whether a Live Activity push was part of it.
     @discardableResult
-    func act(on status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
+    mutating func act(on status: PrintStatus, state: inout PrinterNotificationState, builder: inout PushBuilder) -> Bool {
         var status = status
         // Back from silence without the print: it was lost while the
         // printer was away (its host stopped, and the print with it).
@@ -102,7 +102,7 @@ extension PushPlanner {
 
     /// What a transition does: its alert, its Live Activity push, the
     /// print's memory and, for an end, its history record.
-    func apply(
+    mutating func apply(
         _ transition: Transition, state: inout PrinterNotificationState, builder: inout PushBuilder,
         reason: Catalog.Key? = nil
     ) {
@@ -120,7 +120,7 @@ extension PushPlanner {
             // A first layer done while the start settled (the simulator's
             // quick first layer): the snapshot holds only this print's
             // readings (`currentPrint`), so a layer of 2 or more is this one's.
-            if let layer = builder.snapshot.currentLayer, layer >= 2 { builder.alert(.firstLayer, status: .running) }
+            if let layer = builder.snapshot.currentLayer, layer >= 2 { tellFirstLayer(state: state, builder: &builder) }
             builder.pushToStart()
             immediateUpdate(.running, state: &state, builder: &builder)
             // Progress read while the start settled counts from 0.

@@ -36,6 +36,8 @@ public struct PushPlanner: Sendable {
     var notifySent: [String: [EpochTime]] = [:]
     /// The phones told "N minutes left" of each printer's print (`+MinutesLeft`); in memory only.
     var minutesLeftTold: [String: (printID: String?, devices: Set<String>)] = [:]
+    /// The print each printer's "First Layer Done" was told for (`+FirstLayer`); in memory only.
+    var firstLayerTold: [String: String] = [:]
 
     /// What one change produced.
     public struct Plan: Hashable, Sendable {

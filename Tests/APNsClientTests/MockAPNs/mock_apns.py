@@ -178,11 +178,9 @@ class Server:
         if topic != expected_topic:
             return 400, "BadTopic" if push_type != "liveactivity" or not topic.startswith(bundle) else "TopicDisallowed"
         priority = headers.get("apns-priority")
-        if priority is not None and priority not in ("5", "10", "1"):
-            return 400, "BadPriority"
-        expiration = headers.get("apns-expiration")
-        if expiration is not None and not expiration.isdigit():
-            return 400, "BadExpirationDate"
+        refused = self.check_priority_and_expiration(headers)
+        if refused:
+            return refused
         apns_id = headers.get("apns-id")
         if apns_id is not None and not UUID_RE.match(apns_id):
             return 400, "BadMessageId"
@@ -248,15 +246,24 @@ class Server:
         if push_type != "liveactivity":
             return 400, "InvalidPushType"
         priority = headers.get("apns-priority")
+        refused = self.check_priority_and_expiration(headers)
+        if refused:
+            return refused
+        request_id = headers.get("apns-request-id")
+        if request_id is not None and not UUID_ANY_CASE.match(request_id):
+            return 400, "BadRequestParams"
+        return self.check_payload("liveactivity", priority, body)
+
+    @staticmethod
+    def check_priority_and_expiration(headers):
+        """Apple's reasons for a bad apns-priority or apns-expiration (pushes and broadcasts alike); None if both are fine."""
+        priority = headers.get("apns-priority")
         if priority is not None and priority not in ("5", "10", "1"):
             return 400, "BadPriority"
         expiration = headers.get("apns-expiration")
         if expiration is not None and not expiration.isdigit():
             return 400, "BadExpirationDate"
-        request_id = headers.get("apns-request-id")
-        if request_id is not None and not UUID_ANY_CASE.match(request_id):
-            return 400, "BadRequestParams"
-        return self.check_payload("liveactivity", priority, body)
+        return None
 
     def check_channel_header(self, headers):
         channel = headers.get("apns-channel-id")

@@ -97,4 +97,31 @@ import Testing
             #expect(h.wait(86_400).alerts.isEmpty, "once")
         }
     }
+
+    /// A printer error's reminder due in quiet hours that let the urgent
+    /// through goes at once when the error is serious (as its first telling
+    /// would have), and waits for their end when it is common.
+    @Test func aSeriousPrinterErrorsReminderBreaksThroughQuietHoursACommonOneWaits() throws {
+        for severity in ["serious", "common"] {
+            var h = PipelineHarness(devices: [phone("a")])
+            h.set(HA.p1s, "_print_status", "idle")
+            h.hms(HA.p1s, [])
+            h.hms(HA.p1s, [(heatbedSensor.code, heatbedSensor.text, severity)], after: 60)
+            let first = try #require(h.wait(3).alerts.first { $0.event == .printerError })
+            let minute = Int(first.createdAt.seconds / 60) % (24 * 60)
+            var sleeping = phone("a")
+            sleeping.preferences.schedule.quietHours = QuietHours(
+                start: (minute + 1) % (24 * 60), end: (minute + 120) % (24 * 60), timeZone: "UTC", breakthrough: true)
+            h.pipeline.devices = [sleeping]
+            let due = first.createdAt + 15 * 60
+            let atDue = h.wait(due.seconds - h.clock.now().seconds).alerts.filter { $0.event == .printerError }
+            if severity == "serious" {
+                #expect(atDue.count == 1 && atDue.first?.createdAt == due, "let through at its due time")
+            } else {
+                #expect(atDue.isEmpty, "held at its due time")
+                let later = h.wait(2 * 3600).alerts.filter { $0.event == .printerError }
+                #expect(later.count == 1 && later.first?.collapseID == first.collapseID, "told at the quiet hours' end")
+            }
+        }
+    }
 }

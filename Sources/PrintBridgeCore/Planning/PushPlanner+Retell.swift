@@ -69,14 +69,18 @@ extension PushPlanner {
                 device.apnsToken == retell.push.token, device.preferences.wants(retell.push.event),
                 device.preferences.schedule.retellAfterMinutes > 0, !movedOn(retell)
             else { continue }
+            var detail = AlertPayload.Detail.none
             if retell.push.event == .printerError {
                 // The error by its code (the alert's collapse id holds it): its text may be empty.
                 let errors = snapshots[retell.push.printerPrefix]?.printerErrors ?? []
-                guard errors.contains(where: {
+                guard let error = errors.first(where: {
                     retell.push.collapseID == PayloadLimits.collapseID(prefix: retell.push.printerPrefix, event: "error." + $0.code)
                 }) else { continue }
+                detail = .printerError(error)
             }
-            if let quiet = device.preferences.schedule.quietHours, quiet.holds(urgent: Self.isUrgent(retell), at: time) {
+            // The first telling's rule (a failure; a serious or fatal printer error).
+            if let quiet = device.preferences.schedule.quietHours,
+                quiet.holds(urgent: PushBuilder.isUrgent(retell.push.event, detail), at: time) {
                 retell.due = quiet.endAfter(time)
                 retells.append(retell)
                 continue
@@ -88,13 +92,6 @@ extension PushPlanner {
             push.expiration = retell.due + configuration.alertExpiration
             plan.pushes.append(push)
         }
-    }
-
-    /// Whether a retold alert may break through quiet hours that let the
-    /// urgent through: a failure, or a printer error its first telling
-    /// marked time-sensitive (serious or fatal; `PushBuilder.isUrgent`).
-    private static func isUrgent(_ retell: Retell) -> Bool {
-        retell.push.event == .failed || retell.push.payloadText.contains(#""interruption-level":"time-sensitive""#)
     }
 
     /// Whether the printer moved on since the alert.
